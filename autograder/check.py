@@ -1,0 +1,34 @@
+"""`qkv check`: the student's own run of the public checks, with the student's code in the sandbox."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder import public_cases, public_checks, reference, submission
+from autograder.config import Assignment, Course
+from autograder.public_checks import Line, NotImplementedYet
+from autograder.sandbox import Sandbox
+
+
+def _sandbox_call(session):
+    def call(function, args):
+        result = session.call(function, args)
+        if result.kind == "returned":
+            value = result.value
+            return value, list(result.inputs_changed)
+        if result.kind == "not_implemented":
+            raise NotImplementedYet()
+        raise Exception(result.message.removeprefix(f"{function}() "))
+    return call
+
+
+def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]:
+    """Run the public checks on one attention.py (or notebook) and return a line per function."""
+    files = submission.read_code(course, path)
+    ref = reference.load(course.path(assignment.source))
+    tol = course.tolerance
+    cases = public_cases.build(ref, rtol=tol.rtol, atol=tol.atol)
+    with Sandbox(course.limits) as sandbox, sandbox.open(files) as session:
+        if not session.load.ok:
+            return [Line("attention.py", "fail", session.load.message)]
+        call = _sandbox_call(session)
+        return [public_checks.check_function(call, part.function, cases) for part in assignment.parts]

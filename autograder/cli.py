@@ -1,0 +1,90 @@
+"""`qkv`: a thin command line over the library; it parses, calls and prints."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from autograder import __version__
+from autograder.config import load_course
+from autograder.errors import QkvError
+
+
+def _course(args):
+    return load_course(args.course)
+
+
+def cmd_fixture(args) -> int:
+    from autograder import fixture, reference
+    course = _course(args)
+    assignment = course.assignment(args.assignment)
+    fx = fixture.build(reference.load(course.path(assignment.source)))
+    print(json.dumps(fx.as_json()) if args.json else fixture.render(fx))
+    return 0
+
+
+def cmd_release(args) -> int:
+    from autograder import release
+    course = _course(args)
+    assignment = course.assignment(args.assignment)
+    out = Path(args.out) if args.out else course.root / "exercises"
+    bundle = Path(args.bundle) if args.bundle else course.root / "dist" / f"{assignment.id}-student.zip"
+    for path in release.write(course, assignment, out=out, bundle=bundle):
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from autograder import check
+    course = _course(args)
+    assignment = course.assignment(args.assignment)
+    path = Path(args.path)
+    if path.is_dir():
+        path = next((p for p in (path / "attention.py", path / "attention.ipynb") if p.exists()), path / "attention.py")
+    lines = check.check_file(course, assignment, path)
+    for line in lines:
+        print(line)
+    done = sum(line.status == "ok" for line in lines)
+    print(f"\n{done} of {len(lines)} functions pass the public checks.")
+    return 0 if done == len(lines) else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="qkv", description="Attention exercises: release, check, grade.")
+    parser.add_argument("--version", action="version", version=f"qkv-kit {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--course", metavar="PATH", help="course.yaml or its folder (default: ./course.yaml)")
+    common.add_argument("--assignment", default="attention", help="assignment id (default: attention)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("fixture", parents=[common], help="print the 'two plus three' example")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_fixture)
+
+    p = sub.add_parser("release", parents=[common], help="regenerate exercises/ and the student bundle")
+    p.add_argument("--out", metavar="DIR", help="release folder (default: exercises/ next to course.yaml)")
+    p.add_argument("--bundle", metavar="ZIP", help="student bundle (default: dist/<assignment>-student.zip)")
+    p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("check", parents=[common], help="run the public checks on your attention.py")
+    p.add_argument("path", nargs="?", default="attention.py", help="attention.py, a notebook, or a folder")
+    p.set_defaults(func=cmd_check)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except QkvError as e:
+        print(f"qkv: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("qkv: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

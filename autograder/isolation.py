@@ -1,0 +1,206 @@
+"""Kernel isolation layers for worker processes, via ctypes: Landlock, namespaces, cgroups, uids.
+
+Every layer is probed at start-up (`probe()`); the sandbox uses what works and records the level.
+Measured costs and traps on this kind of machine are in the project's design notes: RLIMIT_NPROC is
+ignored for root (hence the drop to a per-slot uid), and Landlock applies to root too.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWNET = 0x40000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUTS = 0x04000000
+
+FS_READ = (1 << 0) | (1 << 2) | (1 << 3)  # execute, read file, read dir
+_FS_BITS_BY_ABI = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}  # number of handled fs access bits per ABI
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_CONTROLLERS = ("pids", "memory")
+SANDBOX_UID_BASE = 61000
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+    return result
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, or 0 when Landlock is missing or disabled."""
+    r = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    return max(int(r), 0)
+
+
+def landlock_restrict(read_only: list[str], read_write: list[str]) -> None:
+    """Confine this process (and its future children) to the given paths; nothing else is reachable.
+
+    TCP bind/connect is denied too (ABI 4+), and so are signals and abstract sockets leaving the
+    domain (ABI 6+).
+    """
+    abi = landlock_abi()
+    if abi < 1:
+        raise OSError("Landlock is not available")
+    all_fs = (1 << _FS_BITS_BY_ABI.get(abi, 16)) - 1
+    attr = _RulesetAttr(all_fs, 0b11 if abi >= 4 else 0, 0b11 if abi >= 6 else 0)
+    size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
+    ruleset = _check(_libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
+                                   ctypes.c_uint32(0)), "landlock_create_ruleset")
+    try:
+        for paths, access in ((read_only, FS_READ), (read_write, all_fs)):
+            for path in paths:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue  # a runtime path this machine does not have
+                try:
+                    is_dir = os.path.isdir(path)
+                    rule = _PathBeneathAttr(access if is_dir else access & ((1 << 0) | (1 << 1) | (1 << 2) | (1 << 14)), fd)
+                    _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0), f"landlock_add_rule {path}")
+                finally:
+                    os.close(fd)
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+        _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def unshare_network() -> None:
+    """A private network namespace (only a downed loopback) and private IPC and hostname."""
+    _check(_libc.unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+
+
+def set_child_subreaper() -> None:
+    _libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def drop_privileges(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+# ---------------------------------------------------------------------------------------------
+# cgroups v1, managed by the trusted parent: one group per worker, emptied and removed after it.
+
+def cgroup_paths(name: str) -> list[Path]:
+    return [CGROUP_ROOT / c / "qkv" / name for c in CGROUP_CONTROLLERS]
+
+
+def cgroup_create(name: str, *, max_pids: int, memory_bytes: int) -> list[str]:
+    paths = cgroup_paths(name)
+    for p in paths:
+        p.mkdir(parents=True, exist_ok=True)
+    (paths[0] / "pids.max").write_text(str(max_pids))
+    (paths[1] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+    return [str(p / "cgroup.procs") for p in paths]
+
+
+def cgroup_pids(name: str) -> list[int]:
+    pids = set()
+    for p in cgroup_paths(name):
+        try:
+            pids.update(int(x) for x in (p / "cgroup.procs").read_text().split())
+        except OSError:
+            pass
+    return sorted(pids)
+
+
+def cgroup_remove(name: str) -> None:
+    for p in cgroup_paths(name):
+        try:
+            p.rmdir()
+        except OSError:
+            pass
+
+
+def pids_of_uid(uid: int) -> list[int]:
+    """Every process whose real uid is `uid` (a sandbox slot's uid owns nothing else)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    out.append(int(entry.name))
+            except OSError:
+                pass
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layers:
+    """Which isolation layers this machine supports for workers."""
+
+    landlock: bool
+    namespaces: bool
+    cgroups: bool
+    uid_drop: bool
+
+    @property
+    def level(self) -> str:
+        present = [n for n in ("landlock", "namespaces", "cgroups", "uid_drop") if getattr(self, n)]
+        if len(present) == 4:
+            return "strong"
+        return "reduced" if present else "rlimits-only"
+
+    @property
+    def missing(self) -> list[str]:
+        return [n for n in ("landlock", "namespaces", "cgroups", "uid_drop") if not getattr(self, n)]
+
+    def describe(self) -> str:
+        layers = ["rlimits", "fresh process per submission"]
+        layers += [n for n in ("landlock", "namespaces", "cgroups", "uid_drop") if getattr(self, n)]
+        return f"{self.level} ({', '.join(layers)})"
+
+
+def _try_in_child(fn) -> bool:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fn()
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def probe() -> Layers:
+    """Find out which layers work here, by trying each in a throwaway child."""
+    root = os.geteuid() == 0
+    landlock = landlock_abi() >= 1 and _try_in_child(lambda: landlock_restrict(["/usr"], []))
+    namespaces = root and _try_in_child(unshare_network)
+    cgroups = False
+    if root:
+        name = f"probe-{os.getpid()}"
+        try:
+            cgroup_create(name, max_pids=4, memory_bytes=64 << 20)
+            cgroups = True
+        except OSError:
+            pass
+        finally:
+            cgroup_remove(name)
+    uid_drop = root and _try_in_child(lambda: drop_privileges(SANDBOX_UID_BASE))
+    return Layers(landlock, namespaces, cgroups, uid_drop)

@@ -1,0 +1,48 @@
+"""The instructor's reference: loaded in the trusted process only, never shipped or sent to workers."""
+from __future__ import annotations
+
+import ast
+import types
+from pathlib import Path
+
+from autograder.errors import QkvError
+
+FUNCTIONS = ("project", "score", "softmax", "aggregate", "attend")
+
+
+def module_from_source(source: str, name: str, namespace: dict | None = None) -> types.ModuleType:
+    """Execute trusted source text as a fresh module."""
+    module = types.ModuleType(name)
+    module.__dict__.update(namespace or {})
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+def load(path: Path) -> types.ModuleType:
+    """Load the reference module from the instructor master (solutions/attention.py)."""
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise QkvError(f"{path}: cannot read the reference ({e.strerror})") from None
+    module = module_from_source(source, "reference")
+    missing = [f for f in FUNCTIONS if not callable(getattr(module, f, None))]
+    if missing:
+        raise QkvError(f"{path}: the reference lacks {', '.join(missing)}")
+    return module
+
+
+def function_spans(source: str) -> dict[str, tuple[int, int]]:
+    """Map each top-level function name to its (first, last) line, 1-based, decorators included."""
+    spans = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            spans[node.name] = (first, node.end_lineno)
+    return spans
+
+
+def replace_function(source: str, name: str, new_def: str) -> str:
+    """Return source with the top-level function `name` replaced by the text new_def."""
+    first, last = function_spans(source)[name]
+    lines = source.splitlines(keepends=True)
+    return "".join(lines[: first - 1]) + new_def.rstrip("\n") + "\n" + "".join(lines[last:])

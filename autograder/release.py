@@ -1,0 +1,165 @@
+"""`qkv release`: the student version, generated from the instructor master by ordered small steps.
+
+Each step takes and returns nothing but works on one Release (the files being built); the order
+is the STEPS tuple below, and a test asserts it.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder import compare, public_cases, public_checks, reference
+from autograder.config import Assignment, Course
+from autograder.errors import QkvError
+
+BEGIN = "### BEGIN SOLUTION"
+END = "### END SOLUTION"
+STUDENT_FILE = "attention.py"
+PACKAGE_DIR = Path(__file__).parent
+SUITES_DIR = PACKAGE_DIR / "suites"
+ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the bundle is byte-identical on every release
+
+
+@dataclass
+class Release:
+    course: Course
+    assignment: Assignment
+    master: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # relative path -> text
+
+
+def read_master(r: Release) -> None:
+    path = r.course.path(r.assignment.source)
+    try:
+        r.master = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise QkvError(f"{path}: cannot read the master ({e.strerror})") from None
+
+
+def solution_blocks(source: str) -> list[tuple[int, int]]:
+    """(begin, end) 0-based line indices of each marker pair; raises QkvError when unbalanced."""
+    blocks, begin = [], None
+    for i, line in enumerate(source.splitlines()):
+        tag = line.strip()
+        if tag == BEGIN:
+            if begin is not None:
+                raise QkvError(f"line {i + 1}: {BEGIN} inside another solution block")
+            begin = i
+        elif tag == END:
+            if begin is None:
+                raise QkvError(f"line {i + 1}: {END} without {BEGIN}")
+            blocks.append((begin, i))
+            begin = None
+    if begin is not None:
+        raise QkvError(f"line {begin + 1}: {BEGIN} is never closed")
+    return blocks
+
+
+def clear_solutions(r: Release) -> None:
+    """Replace each solution block by `raise NotImplementedError` at the block's indentation."""
+    lines = r.master.splitlines(keepends=True)
+    blocks = solution_blocks(r.master)
+    if not blocks:
+        raise QkvError(f"{r.assignment.source}: no {BEGIN} markers")
+    out, last = [], 0
+    for begin, end in blocks:
+        indent = re.match(r"\s*", lines[begin]).group(0)
+        out += lines[last:begin]
+        out.append(f"{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError()\n")
+        last = end + 1
+    out += lines[last:]
+    r.files[STUDENT_FILE] = "".join(out)
+
+
+def _signatures(source: str) -> dict[str, tuple[str, str | None]]:
+    tree = ast.parse(source)
+    return {n.name: (ast.unparse(n.args), ast.get_docstring(n)) for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def check_stub_signatures(r: Release) -> None:
+    """The stub keeps every function of the master with the same arguments and docstring."""
+    if _signatures(r.files[STUDENT_FILE]) != _signatures(r.master):
+        raise QkvError(f"{r.assignment.source}: the stub's signatures or docstrings differ from the master's")
+    missing = set(reference.FUNCTIONS) - set(_signatures(r.master))
+    if missing:
+        raise QkvError(f"{r.assignment.source}: missing {', '.join(sorted(missing))}")
+
+
+def add_public_checks(r: Release) -> None:
+    """Ship the comparison helpers and the public checks, plus a pytest file that runs them."""
+    for module in (compare, public_checks):
+        r.files[Path(module.__file__).name] = Path(module.__file__).read_text(encoding="utf-8")
+    r.files["test_attention.py"] = (PACKAGE_DIR / "templates" / "test_attention.py").read_text(encoding="utf-8")
+
+
+def add_public_cases(r: Release) -> None:
+    ref = reference.module_from_source(r.master, "reference")
+    tol = r.course.tolerance
+    data = public_cases.build(ref, rtol=tol.rtol, atol=tol.atol)
+    r.files[public_checks.CASES_FILE] = json.dumps(data, indent=1) + "\n"
+
+
+def add_student_readme(r: Release) -> None:
+    template = (PACKAGE_DIR / "templates" / "STUDENT_README.md").read_text(encoding="utf-8")
+    r.files["README.md"] = template.format(title=r.assignment.title, deadline=r.assignment.deadline or "see your course page")
+
+
+def check_no_secrets(r: Release) -> None:
+    """No file of the release holds a line of a solution body or a hidden suite's name."""
+    master_lines = r.master.splitlines()
+    secret = {master_lines[i].strip() for b, e in solution_blocks(r.master) for i in range(b + 1, e)}
+    secret.discard("")
+    suites = {p.name for p in SUITES_DIR.glob("test_*.py")}
+    for name, text in r.files.items():
+        if name in suites or BEGIN in text or END in text:
+            raise QkvError(f"release: {name} would leak a hidden suite or solution markers")
+        leaked = secret & {line.strip() for line in text.splitlines()}
+        if leaked:
+            raise QkvError(f"release: {name} would leak solution line {sorted(leaked)[0]!r}")
+
+
+STEPS = (read_master, clear_solutions, check_stub_signatures, add_public_checks, add_public_cases,
+         add_student_readme, check_no_secrets)
+
+
+def build(course: Course, assignment: Assignment) -> dict[str, str]:
+    """Run every step in order and return the release's files."""
+    r = Release(course, assignment)
+    for step in STEPS:
+        step(r)
+    return dict(sorted(r.files.items()))
+
+
+def zip_bytes(files: dict[str, str], folder: str) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in sorted(files.items()):
+            info = zipfile.ZipInfo(f"{folder}/{name}", date_time=ZIP_DATE)
+            info.external_attr = 0o644 << 16
+            z.writestr(info, text.encode("utf-8"), compress_type=zipfile.ZIP_DEFLATED)
+    return buf.getvalue()
+
+
+def write(course: Course, assignment: Assignment, *, out: Path, bundle: Path | None) -> list[Path]:
+    """Regenerate `out` to hold exactly the release (stale files removed) and write the zip bundle."""
+    files = build(course, assignment)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stale in sorted(p for p in out.rglob("*") if p.is_file()):
+        if stale.relative_to(out).as_posix() not in files:
+            stale.unlink()
+    for name, text in files.items():
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    if bundle:
+        bundle.parent.mkdir(parents=True, exist_ok=True)
+        bundle.write_bytes(zip_bytes(files, assignment.id))
+        written.append(bundle)
+    return written

@@ -1,0 +1,88 @@
+"""Finding and reading submissions: untrusted names, sizes and encodings, each checked with one clear line."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.config import Course
+from autograder.errors import QkvError
+
+CODE_FILE = "attention.py"
+NOTEBOOK_FILE = "attention.ipynb"
+ANSWERS_FILE = "answers.yaml"
+# Letters (any script), digits and . _ - @ +, not starting with a dot: safe as a file name and a CSV cell.
+STUDENT_ID = re.compile(r"^[^\W][\w.@+-]{0,99}$")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's work: a folder (or a single file) named by the student id."""
+
+    student: str
+    code: Path | None  # attention.py or attention.ipynb
+    answers: Path | None  # answers.yaml
+    problem: str = ""  # why the submission cannot be graded at all, if it cannot
+
+
+def read_code(course: Course, path: Path) -> dict[str, bytes]:
+    """The files a worker gets for one submission: {'attention.py': source bytes}."""
+    path = Path(path)
+    limit = course.limits.max_submission_kb * 1024
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise QkvError(f"{path}: {size} bytes, larger than the {limit}-byte limit")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise QkvError(f"{path}: not found") from None
+    except IsADirectoryError:
+        raise QkvError(f"{path}: is a folder; give the attention.py inside it") from None
+    except OSError as e:
+        raise QkvError(f"{path}: cannot read ({e.strerror})") from None
+    if path.suffix == ".ipynb":
+        from autograder import notebook  # noqa: PLC0415 - only notebook submissions need it
+        data = notebook.extract_code(data, path)
+    else:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise QkvError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
+    return {CODE_FILE: data}
+
+
+def _from_folder(folder: Path) -> Submission:
+    student = folder.name
+    code = next((folder / n for n in (CODE_FILE, NOTEBOOK_FILE) if (folder / n).is_file()), None)
+    answers = folder / ANSWERS_FILE if (folder / ANSWERS_FILE).is_file() else None
+    problem = "" if code else f"no {CODE_FILE} or {NOTEBOOK_FILE} in the folder"
+    return Submission(student, code, answers, problem)
+
+
+def discover(root: Path) -> tuple[list[Submission], list[str]]:
+    """Every submission under root, sorted by student id, and one line per entry that was skipped."""
+    root = Path(root)
+    if not root.is_dir():
+        raise QkvError(f"{root}: not a folder of submissions")
+    found: dict[str, Submission] = {}
+    skipped = []
+    for entry in sorted(root.iterdir()):
+        name = entry.name
+        if name.startswith("."):
+            continue
+        if entry.is_dir():
+            sub = _from_folder(entry)
+        elif entry.suffix in (".py", ".ipynb") and entry.is_file():
+            sub = Submission(entry.stem, entry, None)
+        else:
+            skipped.append(f"{entry}: skipped, not a submission folder, .py or .ipynb file")
+            continue
+        if not STUDENT_ID.match(sub.student):
+            skipped.append(f"{entry}: skipped, '{sub.student}' is not a usable student id "
+                           "(letters, digits and . _ - @ + only)")
+            continue
+        if sub.student in found:
+            skipped.append(f"{entry}: skipped, student '{sub.student}' already has a submission")
+            continue
+        found[sub.student] = sub
+    return [found[k] for k in sorted(found)], skipped

@@ -1,0 +1,105 @@
+"""The message format between the grader and a worker: a JSON header plus raw float64 bytes.
+
+Frame: 4-byte big-endian header length, the UTF-8 JSON header, then the payload whose length the
+header states. Values are trees of arrays, tuples and None; arrays travel as little-endian float64
+with their shape in the header. Nothing is ever unpickled, and the reading side checks every size
+before it allocates: a worker's reply is untrusted input.
+"""
+from __future__ import annotations
+
+import json
+import struct
+
+import numpy as np
+
+MAX_HEADER = 1 << 20
+MAX_PAYLOAD = 64 << 20
+MAX_NDIM = 4
+MAX_ITEMS = 64
+
+
+class WireError(Exception):
+    """A frame that breaks the format: too big, malformed, or inconsistent."""
+
+
+def encode_value(value, arrays: list) -> dict:
+    """Describe value as a JSON tree, appending its arrays (as float64) to `arrays`."""
+    if value is None:
+        return {"t": "none"}
+    if isinstance(value, (tuple, list)) and not _is_numeric_list(value):
+        return {"t": "tuple", "items": [encode_value(v, arrays) for v in value[:MAX_ITEMS]]}
+    try:
+        arr = np.asarray(value, dtype="<f8")
+    except (TypeError, ValueError, OverflowError):
+        return {"t": "other", "type": type(value).__name__[:80]}
+    if arr.ndim > MAX_NDIM:
+        return {"t": "other", "type": f"{arr.ndim}-D array"}
+    arrays.append(np.ascontiguousarray(arr))
+    return {"t": "array", "shape": list(arr.shape)}
+
+
+def _is_numeric_list(value) -> bool:
+    """A list or tuple of numbers (a row written as a list) travels as one array."""
+    return len(value) > 0 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+
+
+def pack(header: dict, arrays=()) -> bytes:
+    payload = b"".join(a.astype("<f8", copy=False).tobytes() for a in arrays)
+    head = json.dumps({**header, "payload": len(payload)}, separators=(",", ":")).encode()
+    return struct.pack(">I", len(head)) + head + payload
+
+
+def parse_header(head: bytes) -> dict:
+    try:
+        header = json.loads(head.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise WireError("header is not JSON") from None
+    if not isinstance(header, dict) or not isinstance(header.get("payload"), int):
+        raise WireError("header lacks a payload length")
+    if not 0 <= header["payload"] <= MAX_PAYLOAD:
+        raise WireError(f"payload of {header['payload']} bytes is out of bounds")
+    return header
+
+
+def decode_value(tree, payload: bytes, offset: int = 0, depth: int = 0):
+    """Rebuild a value from its tree and the payload; returns (value, next offset)."""
+    if depth > 3 or not isinstance(tree, dict):
+        raise WireError("value tree is malformed")
+    kind = tree.get("t")
+    if kind == "none":
+        return None, offset
+    if kind == "other":
+        return Other(str(tree.get("type", "?"))[:80]), offset
+    if kind == "tuple":
+        items = tree.get("items")
+        if not isinstance(items, list) or len(items) > MAX_ITEMS:
+            raise WireError("tuple is malformed")
+        out = []
+        for item in items:
+            value, offset = decode_value(item, payload, offset, depth + 1)
+            out.append(value)
+        return tuple(out), offset
+    if kind == "array":
+        shape = tree.get("shape")
+        if (not isinstance(shape, list) or len(shape) > MAX_NDIM
+                or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= MAX_PAYLOAD for d in shape)):
+            raise WireError("array shape is malformed")
+        count = 1
+        for d in shape:
+            count *= d
+        nbytes = 8 * count
+        if offset + nbytes > len(payload):
+            raise WireError("array is larger than the payload")
+        arr = np.frombuffer(payload, dtype="<f8", count=count, offset=offset).reshape(shape).astype(np.float64)
+        return arr, offset + nbytes
+    raise WireError(f"unknown value kind {kind!r}")
+
+
+class Other:
+    """A returned object that is not an array, tuple or None: only its type name crosses."""
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name}>"
