@@ -1,0 +1,122 @@
+"""Grading results as dataclasses with one stable JSON form: Gradescope's results.json.
+
+A TestResult is one check (or one quiz question); a StudentResult is everything one student got.
+`to_json()` writes results/<student>.json; `from_json()` reads it back (the gradebook, the HTML
+feedback and the class report are all built from these files, so a resumed run needs nothing else).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# What a check came to. PrairieLearn-style: tell the student which one it was.
+OUTCOMES = {
+    "passed": "passed",
+    "failed": "wrong result",
+    "raised": "your code raised an exception",
+    "not_implemented": "not implemented yet",
+    "timeout": "timed out",
+    "memory": "out of memory",
+    "exited": "the process exited",
+    "ungradable": "could not be graded (syntax error, import error or missing function)",
+    "grader_error": "grader error (not your fault; tell your instructor)",
+}
+
+
+@dataclass(frozen=True)
+class TestResult:
+    name: str  # "softmax: the 'two plus three' scores"
+    part: str  # part id from course.yaml, or "quiz"
+    score: float
+    max_score: float
+    outcome: str  # a key of OUTCOMES
+    output: str = ""  # the teaching message; empty when passed
+    mistake: str | None = None  # catalogue id when the output matched a known mistake
+    visibility: str = "after_published"
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "score": round(self.score, 6), "max_score": round(self.max_score, 6),
+                "status": "passed" if self.outcome == "passed" else "failed",
+                "output": self.output, "visibility": self.visibility, "tags": [self.part, self.outcome],
+                "extra_data": {"part": self.part, "outcome": self.outcome, "mistake": self.mistake}}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "TestResult":
+        extra = d.get("extra_data", {})
+        return cls(d["name"], extra["part"], float(d["score"]), float(d["max_score"]), extra["outcome"],
+                   d.get("output", ""), extra.get("mistake"), d.get("visibility", "after_published"))
+
+
+@dataclass(frozen=True)
+class StudentResult:
+    student: str
+    tests: tuple[TestResult, ...]
+    columns: tuple[str, ...]  # gradebook columns in order: the parts, then "quiz" when there is one
+    status: str = "graded"  # "graded", or one line on why nothing could be graded
+    output: str = ""  # the submission's own stdout/stderr, capped
+    fixture_attention: list | None = None  # the student's A on "two plus three", for the feedback page
+    extra: dict = field(default_factory=dict)
+
+    def part_score(self, part: str) -> float:
+        return sum(t.score for t in self.tests if t.part == part)
+
+    def part_max(self, part: str) -> float:
+        return sum(t.max_score for t in self.tests if t.part == part)
+
+    @property
+    def total(self) -> float:
+        return sum(t.score for t in self.tests)
+
+    @property
+    def max_total(self) -> float:
+        return sum(t.max_score for t in self.tests)
+
+    def to_json(self) -> dict:
+        summary = "; ".join(f"{c} {_num(self.part_score(c))}/{_num(self.part_max(c))}" for c in self.columns)
+        return {
+            "score": round(self.total, 6),
+            "output": f"{self.status}. {summary}" if self.status != "graded" else summary,
+            "visibility": self.tests[0].visibility if self.tests else "after_published",
+            "stdout_visibility": "hidden",
+            "tests": [t.to_json() for t in self.tests],
+            "extra_data": {"student": self.student, "status": self.status, "columns": list(self.columns),
+                           "parts": {c: round(self.part_score(c), 6) for c in self.columns},
+                           "submission_output": self.output, "fixture_attention": self.fixture_attention,
+                           **self.extra},
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> "StudentResult":
+        extra = dict(d["extra_data"])
+        known = ("student", "status", "columns", "parts", "submission_output", "fixture_attention")
+        return cls(extra["student"], tuple(TestResult.from_json(t) for t in d["tests"]), tuple(extra["columns"]),
+                   extra["status"], extra.get("submission_output", ""), extra.get("fixture_attention"),
+                   {k: v for k, v in extra.items() if k not in known})
+
+
+def _num(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write via a temporary file and rename: a killed grader never leaves half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write(result: StudentResult, out: Path) -> Path:
+    path = Path(out) / "results" / f"{result.student}.json"
+    atomic_write(path, json.dumps(result.to_json(), indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def read(path: Path) -> StudentResult:
+    return StudentResult.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
