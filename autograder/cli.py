@@ -50,6 +50,49 @@ def cmd_check(args) -> int:
     return 0 if done == len(lines) else 1
 
 
+def cmd_grade(args) -> int:
+    from autograder import grade
+    course = _course(args)
+    summary = grade.grade(course, Path(args.submissions), assignment=args.assignment, out=Path(args.out),
+                          jobs=args.jobs, force=args.force, progress=not args.quiet)
+    for line in summary.skipped:
+        print(f"qkv: {line}", file=sys.stderr)
+    for line in summary.errors:
+        print(f"qkv: grader error: {line}", file=sys.stderr)
+    if not args.quiet:
+        print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
+              f"skipped {len(summary.skipped)} in {summary.seconds:.1f} s; isolation: {summary.isolation}")
+        print(f"wrote {Path(args.out) / 'gradebook.csv'} and {Path(args.out) / 'results'}/")
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from autograder import validate
+    course = _course(args)
+    verdicts = validate.validate(course, course.assignment(args.assignment), jobs=args.jobs)
+    for v in verdicts:
+        print(v)
+    bad = [v for v in verdicts if not v.ok]
+    print(f"\n{len(verdicts) - len(bad)} of {len(verdicts)} validations hold.")
+    return 1 if bad else 0
+
+
+def cmd_demo(args) -> int:
+    from autograder import grade, synthetic
+    course = _course(args)
+    assignment = course.assignment(args.assignment)
+    out = Path(args.out)
+    subs = out / "submissions"
+    source = course.path(assignment.source).read_text(encoding="utf-8")
+    students = synthetic.write_class(source, subs, args.size)
+    print(f"wrote a synthetic class of {len(students)} submissions to {subs}/")
+    args.submissions, args.out, args.force = str(subs), str(out / "graded"), True
+    code = cmd_grade(args)
+    print()
+    print((out / "graded" / "gradebook.csv").read_text(encoding="utf-8"), end="")
+    return code
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qkv", description="Attention exercises: release, check, grade.")
     parser.add_argument("--version", action="version", version=f"qkv-kit {__version__}")
@@ -70,6 +113,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", parents=[common], help="run the public checks on your attention.py")
     p.add_argument("path", nargs="?", default="attention.py", help="attention.py, a notebook, or a folder")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("grade", parents=[common], help="grade a folder of submissions")
+    p.add_argument("submissions", metavar="SUBMISSIONS", help="folder of student folders or files")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the gradebook and results go")
+    p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")
+    p.add_argument("--force", action="store_true", help="regrade students that already have results")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("validate", parents=[common], help="prove the hidden suites on known submissions")
+    p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("demo", parents=[common], help="make a synthetic class and grade it")
+    p.add_argument("--out", default="demo-out", metavar="DIR", help="where the class and grades go")
+    p.add_argument("--size", type=int, metavar="N", help="number of students (default: one of each kind)")
+    p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_demo)
     return parser
 
 

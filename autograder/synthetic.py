@@ -1,0 +1,98 @@
+"""Synthetic submissions: honest variants, every catalogued mistake, stubs and broken files.
+
+Used by `qkv demo` (a class to grade), `qkv validate` (mutants that must lose points) and the
+benchmark. Everything is written from the reference and the catalogue, so it stays in step with both.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder import mistakes, reference, release
+
+# Correct solutions written differently from the reference: the suites must not care how.
+HONEST_VARIANTS = {
+    "loops": {
+        "score": '''
+def score(Q, K):
+    S = np.zeros((Q.shape[0], K.shape[0]))
+    for i in range(Q.shape[0]):
+        for j in range(K.shape[0]):
+            S[i, j] = sum(Q[i, c] * K[j, c] for c in range(Q.shape[1]))
+    return S
+''',
+        "aggregate": '''
+def aggregate(A, V):
+    O = np.zeros((A.shape[0], V.shape[1]))
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            O[i] += A[i, j] * V[j]
+    return O
+''',
+    },
+    "einsum": {
+        "score": '''
+def score(Q, K):
+    return np.einsum("qd,kd->qk", Q, K)
+''',
+        "softmax": '''
+def softmax(S):
+    z = np.asarray(S, dtype=float)
+    z = z - np.max(z, axis=-1, keepdims=True)
+    return np.exp(z) / np.sum(np.exp(z), axis=-1, keepdims=True)
+''',
+    },
+}
+
+BROKEN = {
+    "syntax_error": "import numpy as np\n\ndef project(X, W_q, W_k, W_v)\n    return X @ W_q\n",
+    "import_error": "import numpy as np\nimport attention_helpers_that_do_not_exist\n",
+    "endless_softmax": None,  # built from the reference below
+}
+
+
+def _splice(source: str, functions: dict[str, str]) -> str:
+    for name, text in functions.items():
+        source = reference.replace_function(source, name, text.strip("\n"))
+    return source
+
+
+def honest(reference_source: str, variant: str) -> str:
+    return _splice(reference_source, HONEST_VARIANTS[variant])
+
+
+def stub(reference_source: str) -> str:
+    r = release.Release(course=None, assignment=None, master=reference_source)
+    release.clear_solutions(r)
+    return r.files[release.STUDENT_FILE]
+
+
+def endless_softmax(reference_source: str) -> str:
+    return _splice(reference_source, {"softmax": "def softmax(S):\n    while True:\n        pass\n"})
+
+
+def class_sources(reference_source: str) -> dict[str, str]:
+    """One source per kind of student: name -> attention.py text."""
+    out = {"honest_reference": reference_source}
+    out.update({f"honest_{v}": honest(reference_source, v) for v in HONEST_VARIANTS})
+    out.update({f"mistake_{m.id}": m.mutant_source(reference_source) for m in mistakes.CATALOGUE})
+    out["stub"] = stub(reference_source)
+    out["broken_syntax_error"] = BROKEN["syntax_error"]
+    out["broken_import_error"] = BROKEN["import_error"]
+    out["broken_endless_softmax"] = endless_softmax(reference_source)
+    return out
+
+
+def write_class(reference_source: str, dest: Path, size: int | None = None, *, kinds=None) -> list[str]:
+    """Write submission folders into dest: each kind once, then cycled to `size` students."""
+    sources = class_sources(reference_source)
+    names = sorted(kinds if kinds is not None else sources)
+    size = size or len(names)
+    students = []
+    for i in range(size):
+        kind = names[i % len(names)]
+        student = f"s{i:04d}_{kind}" if size > len(names) else kind
+        folder = Path(dest) / student
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "attention.py").write_text(sources[kind], encoding="utf-8")
+        students.append(student)
+    return students
