@@ -71,10 +71,11 @@ class Expect:
         """
         value, changed = self.call(function, *args)
         expected = getattr(self.reference, function)(*[np.array(a, dtype=np.float64) for a in args])
-        variants = mistakes.variants(self.reference, function, args)
-        msg = problem(value, expected, rtol=self.rtol, atol=self.atol, names=TUPLE_NAMES.get(function),
-                      variants=variants, reveal=not hidden)
-        if msg:
+        tolerances = {"rtol": self.rtol, "atol": self.atol, "names": TUPLE_NAMES.get(function)}
+        msg = problem(value, expected, **tolerances)
+        if msg:  # only now is it worth asking which known mistake this is
+            msg = problem(value, expected, **tolerances, reveal=not hidden,
+                          variants=mistakes.variants(self.reference, function, args))
             mistake = next((m.id for m in mistakes.for_part(function) if m.message == msg), None)
             self._fail(msg, mistake, args, hidden)
         if check_inputs and any(changed):

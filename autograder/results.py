@@ -107,9 +107,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    os.replace(tmp, path)  # atomic: readers and reruns see the old file or the whole new one
 
 
 def write(result: StudentResult, out: Path) -> Path:
