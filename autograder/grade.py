@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import multiprocessing
+import multiprocessing.util
 import os
 import platform
 import sys
@@ -75,6 +76,8 @@ def _init_worker(course: Course, assignment_id: str, slots) -> None:
     assignment = course.assignment(assignment_id)
     ref = reference.load(course.path(assignment.source))
     sandbox = Sandbox(course.limits, slot=slots.get())
+    # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
+    multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
     _worker["ctx"] = GradingContext(course, assignment, ref, sandbox, extra_tests_for(course, assignment, ref))
 
 
@@ -161,6 +164,8 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     summary.reused = len(subs) - len(todo)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     (out / "results").mkdir(parents=True, exist_ok=True)
+    for stale in (out / "results").glob(".*.tmp"):  # left by a run killed mid-write
+        stale.unlink(missing_ok=True)
     bar = None
     if progress and todo:
         from tqdm import tqdm  # noqa: PLC0415 - only interactive runs draw a bar

@@ -1,18 +1,20 @@
-"""The pytest plugin that runs the hidden suites for a chunk of students and collects points.
+"""The pytest plugin that runs the hidden suites over a chunk of students and collects points.
 
-Every suite test is parametrised over the chunk's students and the items are regrouped so each
-student's tests run together, in one confined worker (a fresh one per part after a crash or a
-timeout). Points come from course.yaml: a part's points are shared among its tests by their
-`weight` marker; a test scores all its share or nothing, so a part earns partial credit by the
-checks it passes.
+pytest collects the suite files (one file per part, `part` and `weight` markers on the tests);
+the plugin then takes over the run loop: for each student in turn it calls every collected test
+with the values it asks for (`expect`, `rng`, `fx`, `ref`, `n_cases`), all bound to that student,
+and reports one pytest result per student and test. The student's code runs in one confined worker
+(a fresh one for the remaining parts after a crash or a timeout). Points come from course.yaml: a
+part's points are shared among its tests by weight; a test scores all its share or nothing, so a
+part earns partial credit by the checks it passes.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from _pytest.reports import TestReport
 
 from autograder import cases, fixture
 from autograder.checks import CheckFailed, Expect, StudentProblem
@@ -23,11 +25,14 @@ from autograder.submission import Submission, read_code
 
 SUITES_DIR = Path(__file__).parent / "suites"
 _LOAD_OUTCOME = {"timeout": "timeout", "memory": "memory", "exited": "exited"}
+PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
+               "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise",
+               "--capture=no", "--import-mode=importlib", "-c", "/dev/null", "-o", "python_files=test_*.py"]
 
 
 @dataclass
 class GradingContext:
-    """Everything trusted that grading one chunk needs; built once per grading process."""
+    """Everything trusted that grading needs; built once per grading process."""
 
     course: object
     assignment: object
@@ -39,6 +44,16 @@ class GradingContext:
         self.fixture = fixture.build(self.reference)
 
 
+@dataclass(frozen=True)
+class SuiteTest:
+    """One collected suite test: its function, part, weight and points."""
+
+    item: object
+    part: str
+    name: str  # "softmax: scores near 1000 stay finite"
+    max_score: float
+
+
 @dataclass
 class _StudentRun:
     """One student's grading in progress."""
@@ -48,10 +63,8 @@ class _StudentRun:
     session: object = None
     load_failure: tuple[str, str] | None = None  # (outcome, message)
     dead_parts: dict = field(default_factory=dict)  # part -> (outcome, message)
-    tests: dict = field(default_factory=dict)  # nodeid -> TestResult
     output: list = field(default_factory=list)
     notes: dict = field(default_factory=dict)
-    remaining: int = 0
 
     def close_session(self) -> None:
         if self.session is not None:
@@ -62,70 +75,68 @@ class _StudentRun:
             self.session = None
 
 
-def readable(test_name: str) -> str:
-    """'test_two_plus_three_scores[alice]' -> 'two plus three scores'."""
-    return re.sub(r"\[.*\]$", "", test_name).removeprefix("test_").replace("_", " ")
+def readable(item) -> str:
+    """'test_scores_near_1000_stay_finite' -> 'scores near 1000 stay finite' (plus any parameters)."""
+    name = item.originalname.removeprefix("test_").replace("_", " ")
+    params = getattr(getattr(item, "callspec", None), "id", "")
+    return f"{name} [{params}]" if params else name
+
+
+def _marker(item, name: str, default=None):
+    marker = item.get_closest_marker(name)
+    return marker.args[0] if marker else default
 
 
 class SuitePlugin:
     def __init__(self, ctx: GradingContext, submissions: list[Submission], on_result):
         self.ctx = ctx
-        self.runs = {s.student: _StudentRun(s) for s in submissions}
-        self.order = {s.student: i for i, s in enumerate(submissions)}
+        self.submissions = submissions
         self.on_result = on_result
-        self.max_scores: dict[tuple[str, str], float] = {}  # (part, test function) -> max score
+        self.tests: list[SuiteTest] = []
         self.errors: list[str] = []
-
-    # -- collection ------------------------------------------------------------------------------
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", "part(id): the course.yaml part a suite test belongs to")
         config.addinivalue_line("markers", "weight(w): the test's share of its part's points (default 1)")
 
-    def pytest_generate_tests(self, metafunc):
-        if "qkv_student" in metafunc.fixturenames:
-            ids = list(self.runs)
-            metafunc.parametrize("qkv_student", ids, ids=ids)
-
     def pytest_collection_modifyitems(self, session, config, items):
-        position = {id(item): i for i, item in enumerate(items)}
-        items.sort(key=lambda it: (self.order.get(self._student(it), -1), position[id(it)]))
-        weights: dict[str, dict[str, float]] = {}
+        weights: dict[str, float] = {}
         for item in items:
-            weights.setdefault(self._part(item), {})[item.originalname] = self._weight(item)
-        for part, tests in weights.items():
+            part = _marker(item, "part")
+            if part is None:
+                raise QkvError(f"{item.nodeid}: suite test without a part marker")
+            weights[part] = weights.get(part, 0.0) + float(_marker(item, "weight", 1))
+        for item in items:
+            part = _marker(item, "part")
             points = self.ctx.assignment.part(part).points
-            for name, weight in tests.items():
-                self.max_scores[(part, name)] = points * weight / sum(tests.values())
-        for item in items:
-            self.runs[self._student(item)].remaining += 1
+            self.tests.append(SuiteTest(item, part, f"{part}: {readable(item)}",
+                                        points * float(_marker(item, "weight", 1)) / weights[part]))
 
-    @staticmethod
-    def _student(item) -> str:
-        return item.callspec.params["qkv_student"]
+    # -- the run loop: students outside, tests inside ----------------------------------------------
 
-    @staticmethod
-    def _part(item) -> str:
-        marker = item.get_closest_marker("part")
-        if marker is None:
-            raise QkvError(f"{item.nodeid}: suite test without a part marker")
-        return marker.args[0]
+    def pytest_runtestloop(self, session):
+        if session.config.option.collectonly:
+            return None
+        for sub in self.submissions:
+            run = _StudentRun(sub)
+            results = [self._run_test(run, test) for test in self.tests]
+            self._finish(run, results)
+        return True
 
-    @staticmethod
-    def _weight(item) -> float:
-        marker = item.get_closest_marker("weight")
-        return float(marker.args[0]) if marker else 1.0
+    def _values(self, run: _StudentRun, test: SuiteTest) -> dict:
+        course = self.ctx.course
+        provide = {
+            "expect": lambda: self._expect(run, test.part),
+            "rng": lambda: cases.rng_for(course.seed, self.ctx.assignment.id, run.sub.student, test.item.originalname),
+            "fx": lambda: self.ctx.fixture,
+            "ref": lambda: self.ctx.reference,
+            "n_cases": lambda: self.ctx.assignment.random_cases,
+        }
+        params = dict(getattr(getattr(test.item, "callspec", None), "params", {}))
+        return {name: params[name] if name in params else provide[name]()
+                for name in test.item._fixtureinfo.argnames}
 
-    # -- fixtures the suites use -----------------------------------------------------------------
-
-    @pytest.fixture
-    def qkv_student(self):
-        raise RuntimeError("qkv_student is parametrised by the plugin")
-
-    @pytest.fixture
-    def expect(self, qkv_student, request):
-        run = self.runs[qkv_student]
-        part = self._part(request.node)
+    def _expect(self, run: _StudentRun, part: str) -> Expect:
         course = self.ctx.course
         exp = Expect(lambda fn, args: self._call(run, part, fn, args), self.ctx.reference,
                      rtol=course.tolerance.rtol, atol=course.tolerance.atol,
@@ -133,21 +144,26 @@ class SuitePlugin:
         exp.notes = run.notes
         return exp
 
-    @pytest.fixture
-    def rng(self, qkv_student, request):
-        return cases.rng_for(self.ctx.course.seed, self.ctx.assignment.id, qkv_student, request.node.originalname)
-
-    @pytest.fixture
-    def fx(self):
-        return self.ctx.fixture
-
-    @pytest.fixture
-    def ref(self):
-        return self.ctx.reference
-
-    @pytest.fixture
-    def n_cases(self):
-        return self.ctx.assignment.random_cases
+    def _run_test(self, run: _StudentRun, test: SuiteTest) -> TestResult:
+        visibility = self.ctx.course.feedback.visibility
+        base = {"name": test.name, "part": test.part, "max_score": test.max_score, "visibility": visibility}
+        try:
+            test.item.obj(**self._values(run, test))
+            result = TestResult(score=test.max_score, outcome="passed", **base)
+        except CheckFailed as e:
+            result = TestResult(score=0.0, outcome="failed", output=e.message, mistake=e.mistake, **base)
+        except StudentProblem as e:
+            result = TestResult(score=0.0, outcome=e.outcome, output=e.message, **base)
+        except Exception as e:  # a bug in a suite or in the grader, never the student's doing
+            self.errors.append(f"{test.item.nodeid} for {run.sub.student}: {type(e).__name__}: {e}")
+            result = TestResult(score=0.0, outcome="grader_error", output=(
+                f"the grader failed on this check ({type(e).__name__}); tell your instructor"), **base)
+        test.item.ihook.pytest_runtest_logreport(report=TestReport(
+            f"{test.item.nodeid}[{run.sub.student}]", test.item.location, {},
+            "passed" if result.outcome == "passed" else "failed",
+            None if result.outcome == "passed" else f"{result.outcome}: {result.output}", "call",
+            user_properties=[("score", result.score), ("max_score", result.max_score)]))
+        return result
 
     # -- calling the student ---------------------------------------------------------------------
 
@@ -181,74 +197,27 @@ class SuitePlugin:
             run.close_session()
         return result
 
-    # -- results ---------------------------------------------------------------------------------
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_pyfunc_call(self, pyfuncitem):
-        """Run the test and record the student's outcome here, so pytest never formats a traceback
-        for an expected failure (that formatting would cost more than the grading itself)."""
-        args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
-        try:
-            pyfuncitem.obj(**args)
-            exc = None
-        except (CheckFailed, StudentProblem) as e:
-            exc = e
-        self.runs[self._student(pyfuncitem)].tests[pyfuncitem.nodeid] = self._result(pyfuncitem, exc)
-        return True
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        report = outcome.get_result()
-        run = self.runs[self._student(item)]
-        if report.failed and item.nodeid not in run.tests:  # a grader bug, in a fixture or a suite
-            run.tests[item.nodeid] = self._result(item, call.excinfo.value)
-
-    def _result(self, item, exc: BaseException | None) -> TestResult:
-        part = self._part(item)
-        max_score = self.max_scores[(part, item.originalname)]
-        name = f"{part}: {readable(item.name)}"
-        visibility = self.ctx.course.feedback.visibility
-        if exc is None:
-            return TestResult(name, part, max_score, max_score, "passed", visibility=visibility)
-        if isinstance(exc, CheckFailed):
-            return TestResult(name, part, 0.0, max_score, "failed", exc.message, exc.mistake, visibility)
-        if isinstance(exc, StudentProblem):
-            return TestResult(name, part, 0.0, max_score, exc.outcome, exc.message, visibility=visibility)
-        self.errors.append(f"{item.nodeid}: {type(exc).__name__}: {exc}")
-        return TestResult(name, part, 0.0, max_score, "grader_error",
-                          f"the grader failed on this check ({type(exc).__name__}); tell your instructor",
-                          visibility=visibility)
-
-    def pytest_runtest_logfinish(self, nodeid, location):
-        student = re.search(r"\[([^\]]*)\]$", nodeid).group(1)
-        run = self.runs[student]
-        run.remaining -= 1
-        if run.remaining == 0:
-            self._finish(run)
-
-    def _finish(self, run: _StudentRun) -> None:
+    def _finish(self, run: _StudentRun, tests: list[TestResult]) -> None:
         run.close_session()
-        tests = list(run.tests.values())
         columns = [p.id for p in self.ctx.assignment.parts]
         if self.ctx.extra_tests is not None:
             extra = self.ctx.extra_tests(run.sub)
-            tests += extra
+            tests = tests + list(extra)
             columns += sorted({t.part for t in extra} - set(columns))
-        status = "graded"
-        if run.load_failure:
-            status = f"ungradable: {run.load_failure[1]}"
-        result = StudentResult(run.sub.student, tuple(tests), tuple(columns), status,
-                               "\n".join(run.output)[: self.ctx.course.limits.max_output_kb * 1024],
-                               run.notes.get("fixture_attention"))
-        self.on_result(result)
-        del self.runs[run.sub.student]
+        status = f"ungradable: {run.load_failure[1]}" if run.load_failure else "graded"
+        self.on_result(StudentResult(run.sub.student, tuple(tests), tuple(columns), status,
+                                     "\n".join(run.output)[: self.ctx.course.limits.max_output_kb * 1024],
+                                     run.notes.get("fixture_attention")))
 
 
-PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:logging", "-p", "no:warnings",
-               "-p", "no:faulthandler", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin",
-               "-p", "no:stepwise", "-p", "no:nose", "--capture=no", "--import-mode=importlib",
-               "-c", "/dev/null", "-o", "python_files=test_*.py"]
+def suite_files(assignment) -> list[str]:
+    files = []
+    for part in assignment.parts:
+        suite = SUITES_DIR / f"test_{part.id}.py"
+        if not suite.is_file():
+            raise QkvError(f"part '{part.id}': no hidden suite {suite.name} in autograder/suites")
+        files.append(str(suite))
+    return files
 
 
 def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) -> list[str]:
@@ -258,19 +227,9 @@ def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) ->
     """
     if not submissions:
         return []
-    files = []
-    for part in ctx.assignment.parts:
-        suite = SUITES_DIR / f"test_{part.id}.py"
-        if not suite.is_file():
-            raise QkvError(f"part '{part.id}': no hidden suite {suite.name} in autograder/suites")
-        files.append(str(suite))
     plugin = SuitePlugin(ctx, submissions, on_result)
-    code = pytest.main([*PYTEST_ARGS, "--rootdir", str(SUITES_DIR), *files], plugins=[plugin])
-    if code not in (0, 1) or plugin.runs:
-        # The suites themselves could not run: a grader bug. Write nothing for these students, so a
-        # rerun grades them once it is fixed.
-        for run in plugin.runs.values():
-            run.close_session()
-        raise RuntimeError(f"the hidden suites did not run (pytest exit code {int(code)}); "
-                           f"errors: {'; '.join(plugin.errors) or 'none recorded'}")
+    code = pytest.main([*PYTEST_ARGS, "-p", "no:terminal", "--rootdir", str(SUITES_DIR), *suite_files(ctx.assignment)],
+                       plugins=[plugin])
+    if code not in (0, 1) or not plugin.tests:
+        raise RuntimeError(f"the hidden suites did not run (pytest exit code {int(code)})")
     return plugin.errors

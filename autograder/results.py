@@ -37,7 +37,7 @@ class TestResult:
     visibility: str = "after_published"
 
     def to_json(self) -> dict:
-        return {"name": self.name, "score": round(self.score, 6), "max_score": round(self.max_score, 6),
+        return {"name": self.name, "score": self.score, "max_score": self.max_score,
                 "status": "passed" if self.outcome == "passed" else "failed",
                 "output": self.output, "visibility": self.visibility, "tags": [self.part, self.outcome],
                 "extra_data": {"part": self.part, "outcome": self.outcome, "mistake": self.mistake}}
@@ -59,30 +59,31 @@ class StudentResult:
     fixture_attention: list | None = None  # the student's A on "two plus three", for the feedback page
     extra: dict = field(default_factory=dict)
 
+    # Sums are rounded to 6 decimals: a part of 20 points shared by 7 checks must add up to 20.
     def part_score(self, part: str) -> float:
-        return sum(t.score for t in self.tests if t.part == part)
+        return round(sum(t.score for t in self.tests if t.part == part), 6)
 
     def part_max(self, part: str) -> float:
-        return sum(t.max_score for t in self.tests if t.part == part)
+        return round(sum(t.max_score for t in self.tests if t.part == part), 6)
 
     @property
     def total(self) -> float:
-        return sum(t.score for t in self.tests)
+        return round(sum(t.score for t in self.tests), 6)
 
     @property
     def max_total(self) -> float:
-        return sum(t.max_score for t in self.tests)
+        return round(sum(t.max_score for t in self.tests), 6)
 
     def to_json(self) -> dict:
         summary = "; ".join(f"{c} {_num(self.part_score(c))}/{_num(self.part_max(c))}" for c in self.columns)
         return {
-            "score": round(self.total, 6),
+            "score": self.total,
             "output": f"{self.status}. {summary}" if self.status != "graded" else summary,
             "visibility": self.tests[0].visibility if self.tests else "after_published",
             "stdout_visibility": "hidden",
             "tests": [t.to_json() for t in self.tests],
             "extra_data": {"student": self.student, "status": self.status, "columns": list(self.columns),
-                           "parts": {c: round(self.part_score(c), 6) for c in self.columns},
+                           "parts": {c: self.part_score(c) for c in self.columns},
                            "submission_output": self.output, "fixture_attention": self.fixture_attention,
                            **self.extra},
         }

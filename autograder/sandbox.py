@@ -4,11 +4,11 @@ Student code never runs in this process. A Sandbox starts `autograder.worker` as
 interpreter (so it holds no reference, suite or other student's data), and for each submission
 asks it to fork a confined child. A Session then talks to that child over pipes in the wire format,
 with a wall-clock deadline per call, draining (and capping) its output, and afterwards kills every
-process it left and removes its folder and cgroup.
+process it left and removes its folder. Each sandbox has one cgroup, proven empty after every
+submission before the next one joins it.
 """
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import select
@@ -33,7 +33,6 @@ from autograder.config import Limits
 
 ENTRY = "attention.py"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-_SESSION_IDS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -68,21 +67,25 @@ def layers() -> isolation.Layers:
 
 
 def runtime_paths() -> list[str]:
-    """What a confined child may read: the interpreter's libraries, minus this package."""
-    paths = {"/usr/lib", "/usr/lib64", "/lib", "/lib64"}
-    dirs = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    dirs |= {p for p in sys.path if p.endswith("site-packages")}
-    for d in sorted(dirs):
-        try:
-            entries = os.listdir(d)
-        except OSError:
+    """What a confined child may read: the standard library, numpy and the system's shared libraries.
+
+    Nothing else of site-packages (in particular not this package, wherever it is installed).
+    """
+    import numpy  # noqa: PLC0415
+
+    numpy_dir = os.path.dirname(numpy.__file__)
+    paths = {"/usr/lib", "/usr/lib64", "/lib", "/lib64", numpy_dir, numpy_dir + ".libs",
+             os.path.join(sys.base_prefix, "lib", f"libpython{sys.version_info[0]}.{sys.version_info[1]}.so.1.0")}
+    here = str(PACKAGE_ROOT) + os.sep
+    for key in ("stdlib", "platstdlib"):
+        stdlib = sysconfig.get_paths()[key]
+        if not here.startswith(stdlib + os.sep):
+            paths.add(stdlib)  # one rule; this package is not inside it
             continue
-        for name in entries:
-            if name == "site-packages" or name.startswith(("autograder", "qkv", "__editable__")):
-                continue
-            paths.add(os.path.join(d, name))
-    paths.add(os.path.join(sys.base_prefix, "lib", f"libpython{sys.version_info[0]}.{sys.version_info[1]}.so.1.0"))
-    return sorted(paths)
+        for name in os.listdir(stdlib):  # installed into the base interpreter: leave site-packages out
+            if name != "site-packages":
+                paths.add(os.path.join(stdlib, name))
+    return sorted(p for p in paths if os.path.exists(p))
 
 
 class Sandbox:
@@ -93,6 +96,11 @@ class Sandbox:
         self.layers = layers()
         self.uid = isolation.SANDBOX_UID_BASE + slot if self.layers.uid_drop else None
         self._runtime = runtime_paths()
+        self.cgroup = f"{os.getpid()}-{slot}"
+        self._cgroup_procs = []
+        if self.layers.cgroups:
+            self._cgroup_procs = isolation.cgroup_create(self.cgroup, max_pids=limits.max_processes,
+                                                         memory_bytes=(limits.memory_mb + 256) << 20)
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(PACKAGE_ROOT)}
@@ -118,6 +126,8 @@ class Sandbox:
             self._proc.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             self._proc.kill()
+        if self.layers.cgroups:
+            isolation.cgroup_remove(self.cgroup)
 
     def __enter__(self):
         return self
@@ -161,7 +171,6 @@ class Session:
         self.output = _Output(limits.max_output_kb * 1024)
         self.status: int | None = None
         self.pid: int | None = None
-        self.cgroup = f"{os.getpid()}-{next(_SESSION_IDS)}"
         self.workdir = tempfile.mkdtemp(prefix="qkv-sub-")
         for name, data in files.items():
             Path(self.workdir, name).write_bytes(data)
@@ -169,16 +178,12 @@ class Session:
         if uid is not None:
             for p in [self.workdir, *(os.path.join(self.workdir, n) for n in files)]:
                 os.chown(p, uid, uid)
-        cgroups = []
-        if sandbox.layers.cgroups:
-            cgroups = isolation.cgroup_create(self.cgroup, max_pids=limits.max_processes,
-                                              memory_bytes=(limits.memory_mb + 256) << 20)
         req_r, self._req = os.pipe()
         self._rep, rep_w = os.pipe()
         self._out, out_w = os.pipe()
         for fd in (self._req, self._rep, self._out):
             os.set_blocking(fd, False)
-        spec = {"entry": entry, "workdir": self.workdir, "uid": uid, "cgroups": cgroups,
+        spec = {"entry": entry, "workdir": self.workdir, "uid": uid, "cgroups": sandbox._cgroup_procs,
                 "namespaces": sandbox.layers.namespaces, "landlock": sandbox.layers.landlock,
                 "runtime_paths": sandbox._runtime,
                 "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
@@ -317,10 +322,11 @@ class Session:
         return f"exit code {os.WEXITSTATUS(self.status)}"
 
     def _survivors(self) -> set[int]:
-        pids = set(isolation.cgroup_pids(self.cgroup)) if self.sandbox.layers.cgroups else set()
-        if self.sandbox.uid is not None:
-            pids.update(isolation.pids_of_uid(self.sandbox.uid))
-        return pids
+        if self.sandbox.layers.cgroups:
+            return set(isolation.cgroup_pids(self.sandbox.cgroup))
+        if self.sandbox.uid is not None:  # no cgroup: the slot's uid owns nothing but this submission
+            return set(isolation.pids_of_uid(self.sandbox.uid))
+        return set()
 
     @staticmethod
     def _kill(pids) -> None:
@@ -359,8 +365,8 @@ class Session:
             self._kill(survivors)
             time.sleep(0.001)
             self.sandbox._ask({"op": "reap", "pid": None})
-        if self.sandbox.layers.cgroups:
-            isolation.cgroup_remove(self.cgroup)
+        else:  # the next submission must not share a cgroup or a uid with anything left running
+            raise RuntimeError(f"sandbox: processes {sorted(survivors)} survived SIGKILL")
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self):

@@ -9,6 +9,7 @@ before the call that uses it, nor any expected value.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -202,6 +203,7 @@ def zygote(control: socket.socket) -> None:
     """Serve spawn/reap requests from the grader until it closes the socket."""
     np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
     np.random.random(4)
+    gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
     isolation.set_child_subreaper()  # a submission's orphans become ours to reap, not init's
     while True:
         try:

@@ -38,7 +38,7 @@ def _kind(value) -> str:
     return type(value).__name__
 
 
-def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: float):
+def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: float, reveal: bool = True):
     arr = as_array(actual)
     if arr is None:
         return f"{what} is {_kind(actual)}, expected an array of shape {expected.shape}"
@@ -54,12 +54,14 @@ def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: f
     if not close.all():
         idx = np.unravel_index(int(np.argmin(close)), arr.shape) if arr.ndim else ()
         where = f"[{', '.join(map(str, idx))}]" if idx else ""
+        if not reveal:  # a hidden case: say how wrong, not what the answer is
+            return f"{what} differs from the expected values in {int((~close).sum())} of {close.size} entries"
         return (f"{what}{where} is {arr[idx]:.6g}, expected {expected[idx]:.6g} "
                 f"({int((~close).sum())} of {close.size} entries differ)")
     return None
 
 
-def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=()):
+def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=(), reveal: bool = True):
     """Return None when actual matches expected, else one sentence on what is wrong.
 
     Args:
@@ -67,6 +69,7 @@ def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=
         expected: the reference value (array or tuple of arrays).
         names: names of the tuple elements, e.g. ("Q", "K", "V").
         variants: (message, wrong_value) pairs; a match names the misconception.
+        reveal: False for hidden cases: the message then gives no expected numbers.
     """
     if _same(actual, expected, rtol, atol):
         return None
@@ -82,8 +85,8 @@ def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=
         if len(actual) != len(expected):
             return f"returned a tuple of {len(actual)}, expected {len(expected)} ({', '.join(names)})"
         for name, a, e in zip(names, actual, expected):
-            msg = _array_problem(a, e, name, rtol, atol)
+            msg = _array_problem(a, e, name, rtol, atol, reveal)
             if msg:
                 return msg
         return "values differ from the expected ones"
-    return _array_problem(actual, expected, "the result", rtol, atol) or "values differ from the expected ones"
+    return _array_problem(actual, expected, "the result", rtol, atol, reveal) or "values differ from the expected ones"

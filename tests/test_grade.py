@@ -1,0 +1,162 @@
+"""`qkv grade`: the gradebook and results files, determinism, resuming, odd input, the CLI."""
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder import cases, results, synthetic
+from autograder.cli import main
+from autograder.grade import grade
+
+KINDS = ["honest_reference", "honest_loops", "mistake_softmax_axis0", "mistake_score_scaled", "stub",
+         "broken_syntax_error"]
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory, course, assignment):
+    subs = tmp_path_factory.mktemp("class") / "subs"
+    synthetic.write_class(course.path(assignment.source).read_text(), subs, kinds=KINDS)
+    return subs
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, course, klass):
+    out = tmp_path_factory.mktemp("graded")
+    summary = grade(course, klass, assignment="attention", out=out, jobs=2, progress=False)
+    return out, summary
+
+
+def test_gradebook_has_the_design_header_and_one_sorted_row_per_student(graded):
+    out, _ = graded
+    rows = list(csv.reader((out / "gradebook.csv").open()))
+    assert rows[0] == ["student", "project", "score", "softmax", "aggregate", "attend", "total", "status"]
+    assert [r[0] for r in rows[1:]] == sorted(KINDS)
+    by = {r[0]: r for r in rows[1:]}
+    assert by["honest_reference"][1:] == ["20", "20", "20", "20", "20", "100", "graded"]
+    assert by["honest_loops"][6] == "100"
+    assert by["stub"][6] == "0"
+    assert by["mistake_score_scaled"][2] == "0" and by["mistake_score_scaled"][3] == "20"
+    assert by["broken_syntax_error"][7].startswith("ungradable: syntax error on line 3")
+
+
+def test_results_json_follows_gradescope_format(graded):
+    out, _ = graded
+    data = json.loads((out / "results" / "mistake_softmax_axis0.json").read_text())
+    assert set(data) >= {"score", "tests", "output", "visibility"}
+    for t in data["tests"]:
+        assert set(t) >= {"name", "score", "max_score", "status", "output", "visibility", "tags"}
+        assert t["status"] in ("passed", "failed")
+    failing = [t for t in data["tests"] if t["status"] == "failed"]
+    assert any("normalise along the last axis" in t["output"] for t in failing)
+    assert data["score"] == pytest.approx(sum(t["score"] for t in data["tests"]))
+
+
+def test_hidden_case_messages_reveal_no_expected_numbers_but_public_ones_do(tmp_path, course, assignment):
+    from autograder import reference
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    source = course.path(assignment.source).read_text()
+    (subs / "off.py").write_text(reference.replace_function(source, "score", "def score(Q, K):\n    return Q @ K.T + 0.5\n"))
+    grade(course, subs, assignment="attention", out=tmp_path / "out", jobs=1, progress=False)
+    tests = {t.name: t.output for t in results.read(tmp_path / "out" / "results" / "off.json").tests if t.part == "score"}
+    assert "expected" in tests["score: two plus three queries and keys"]
+    hidden = tests["score: more queries than keys and fewer"]
+    assert "differs from the expected values in" in hidden and " is " not in hidden
+
+
+def test_rerun_is_byte_identical(tmp_path, course, klass, graded):
+    out, _ = graded
+    again = tmp_path / "again"
+    grade(course, klass, assignment="attention", out=again, jobs=1, progress=False)
+    assert (again / "gradebook.csv").read_bytes() == (out / "gradebook.csv").read_bytes()
+    for path in (out / "results").glob("*.json"):
+        assert (again / "results" / path.name).read_bytes() == path.read_bytes()
+
+
+def test_existing_results_are_reused_unless_forced(tmp_path, course, klass):
+    out = tmp_path / "out"
+    first = grade(course, klass, assignment="attention", out=out, jobs=1, progress=False)
+    assert first.graded == len(KINDS)
+    second = grade(course, klass, assignment="attention", out=out, jobs=1, progress=False)
+    assert (second.graded, second.reused) == (0, len(KINDS))
+    forced = grade(course, klass, assignment="attention", out=out, jobs=1, progress=False, force=True)
+    assert forced.graded == len(KINDS)
+
+
+def test_a_killed_batch_resumes_to_the_same_gradebook(tmp_path, course, assignment, graded):
+    subs = tmp_path / "subs"
+    synthetic.write_class(course.path(assignment.source).read_text(), subs, 60, kinds=KINDS)
+    reference_out, resumed_out = tmp_path / "whole", tmp_path / "resumed"
+    grade(course, subs, assignment="attention", out=reference_out, jobs=2, progress=False)
+    proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", "grade", str(subs), "--out", str(resumed_out),
+                             "--course", str(course.root), "--jobs", "2", "--quiet"], start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((resumed_out / "results").glob("*.json"))) < 10:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = list((resumed_out / "results").glob("*.json"))
+    assert 10 <= len(partial) < 60, "the batch should have been killed part-way"
+    for path in partial:
+        json.loads(path.read_text())  # no half-written file
+    summary = grade(course, subs, assignment="attention", out=resumed_out, jobs=2, progress=False)
+    assert summary.reused >= len(partial) - 2 and summary.graded + summary.reused == 60
+    assert (resumed_out / "gradebook.csv").read_bytes() == (reference_out / "gradebook.csv").read_bytes()
+    assert not list((resumed_out / "results").glob(".*.tmp")), "a rerun clears temporary files of a killed run"
+
+
+def test_cases_are_the_same_on_regrade_and_differ_between_students(course):
+    a = cases.projection(cases.rng_for(course.seed, "attention", "alice", "test_random_shapes"))
+    again = cases.projection(cases.rng_for(course.seed, "attention", "alice", "test_random_shapes"))
+    bob = cases.projection(cases.rng_for(course.seed, "attention", "bob", "test_random_shapes"))
+    assert all((x == y).all() for x, y in zip(a, again))
+    assert any(x.shape != y.shape or not (x == y).all() for x, y in zip(a, bob))
+
+
+def test_drawn_shapes_keep_confusable_sides_apart(course):
+    for i in range(50):
+        rng = cases.rng_for(course.seed, "attention", f"s{i}", "shapes")
+        X, W_q, W_k, W_v = cases.projection(rng)
+        assert len({X.shape[0], X.shape[1], W_q.shape[1], W_v.shape[1]}) == 4
+        Q, K = cases.queries_keys(rng)
+        assert Q.shape[0] != K.shape[0]
+        A, V = cases.weights_values(rng)
+        assert A.shape[0] != A.shape[1] and abs(A.sum(axis=1) - 1).max() < 1e-12
+
+
+def test_odd_names_and_stray_files_are_skipped_with_one_line_each(tmp_path, course, assignment, capsys):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    source = course.path(assignment.source).read_text()
+    (subs / "alice.py").write_text(source)
+    (subs / "bob").mkdir()
+    (subs / "bob" / "attention.py").write_text(source)
+    (subs / "has space").mkdir()
+    (subs / "has space" / "attention.py").write_text(source)
+    (subs / "notes.txt").write_text("hi")
+    (subs / "empty").mkdir()
+    code = main(["grade", str(subs), "--out", str(tmp_path / "out"), "--course", str(course.root), "--quiet"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "has space" in err and "notes.txt" in err and "Traceback" not in err
+    rows = (tmp_path / "out" / "gradebook.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["alice", "bob", "empty"]
+    assert rows[3].endswith("ungradable: no attention.py or attention.ipynb in the folder")
+
+
+def test_missing_submissions_folder_is_one_line_exit_2(tmp_path, course, capsys):
+    assert main(["grade", str(tmp_path / "nope"), "--out", str(tmp_path / "o"), "--course", str(course.root)]) == 2
+    assert "not a folder of submissions" in capsys.readouterr().err
+
+
+def test_run_metadata_records_isolation_seed_and_versions(graded, course):
+    out, summary = graded
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["isolation"] == summary.isolation and meta["course_seed"] == course.seed
+    assert {"qkv-kit", "python", "numpy"} <= set(meta["versions"])

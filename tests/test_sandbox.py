@@ -1,0 +1,106 @@
+"""The sandbox and its wire format: untrusted replies, limits, cleanup."""
+import struct
+
+import numpy as np
+import pytest
+
+from autograder import isolation, wire
+from autograder.config import Limits
+from autograder.sandbox import Sandbox
+
+S = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox(Limits(call_timeout_s=1.0, import_timeout_s=2.0), slot=5) as box:
+        yield box
+
+
+def session(sb, source: str):
+    return sb.open({"attention.py": source.encode()})
+
+
+def test_values_cross_as_plain_float64_arrays(sb):
+    with session(sb, "import numpy as np\ndef f(S):\n    return (S.astype(np.float32), [1, 2], None, 'x')\n") as s:
+        r = s.call("f", [S])
+    assert r.kind == "returned"
+    arr, row, none, other = r.value
+    assert type(arr) is np.ndarray and arr.dtype == np.float64 and np.array_equal(arr, S)
+    assert np.array_equal(row, [1.0, 2.0]) and none is None and isinstance(other, wire.Other)
+
+
+def test_modified_inputs_are_reported_by_the_trusted_side(sb):
+    with session(sb, "def f(S, T):\n    S[0, 0] = 99\n    return S\n") as s:
+        r = s.call("f", [S, S])
+    assert r.inputs_changed == (True, False)
+
+
+def test_a_timeout_kills_the_worker_and_says_so(sb):
+    with session(sb, "def f(S):\n    while True:\n        pass\n") as s:
+        r = s.call("f", [S], timeout=0.3)
+        assert r.kind == "timeout" and "did not return within 0.3 s" in r.message
+        assert s.call("f", [S]).kind == "exited"
+
+
+def test_garbage_written_to_every_descriptor_is_an_invalid_reply_not_a_crash(sb):
+    source = ("import os\ndef f(S):\n    for fd in range(3, 12):\n        try:\n"
+              "            os.write(fd, b'\\xff\\xff\\xff\\xff' + b'{' * 64)\n        except OSError:\n"
+              "            pass\n    return S\n")
+    with session(sb, source) as s:
+        r = s.call("f", [S])
+    assert r.kind in ("invalid", "exited")
+
+
+def test_files_cannot_be_written_beyond_the_size_limit(tmp_path):
+    with Sandbox(Limits(max_file_kb=1), slot=6) as box, session(
+            box, "def f(S):\n    open('big', 'wb').write(b'x' * 100000)\n    return S\n") as s:
+        r = s.call("f", [S])
+    assert r.kind in ("raised", "exited")
+
+
+def test_the_repository_is_out_of_reach(sb):
+    import autograder
+    with session(sb, f"def f(S):\n    return open({autograder.__file__!r}).read()\n") as s:
+        r = s.call("f", [S])
+    assert r.kind == "raised" and "Permission" in r.message
+
+
+def test_sandbox_cgroup_is_removed_on_close():
+    box = Sandbox(Limits(), slot=7)
+    paths = isolation.cgroup_paths(box.cgroup)
+    if box.layers.cgroups:
+        assert all(p.exists() for p in paths)
+    box.close()
+    assert not any(p.exists() for p in paths)
+
+
+@pytest.mark.parametrize("tree, payload, message", [
+    ({"t": "array", "shape": [100_000, 100_000]}, b"", "larger than the payload"),
+    ({"t": "array", "shape": [10**9]}, b"", "shape is malformed"),
+    ({"t": "array", "shape": [1, 2, 3, 4, 5]}, b"", "shape is malformed"),
+    ({"t": "array", "shape": [-1]}, b"", "shape is malformed"),
+    ({"t": "array", "shape": "3"}, b"", "shape is malformed"),
+    ({"t": "tuple", "items": [{"t": "none"}] * 100}, b"", "tuple is malformed"),
+    ({"t": "pickle"}, b"", "unknown value kind"),
+    ([1, 2], b"", "malformed"),
+])
+def test_lying_value_trees_are_rejected_before_allocating(tree, payload, message):
+    with pytest.raises(wire.WireError, match=message):
+        wire.decode_value(tree, payload)
+
+
+@pytest.mark.parametrize("head", [b"not json", b"[]", b'{"payload": -1}', b'{"payload": 99999999999}'])
+def test_bad_headers_are_rejected(head):
+    with pytest.raises(wire.WireError):
+        wire.parse_header(head)
+
+
+def test_frames_round_trip():
+    arrays = []
+    tree = wire.encode_value((S, None, [S[0], S[1]]), arrays)
+    frame = wire.pack({"value": tree}, arrays)
+    (size,) = struct.unpack(">I", frame[:4])
+    header = wire.parse_header(frame[4:4 + size])
+    value, _ = wire.decode_value(header["value"], frame[4 + size:])
+    assert np.array_equal(value[0], S) and value[1] is None and np.array_equal(value[2][1], S[1])
