@@ -109,8 +109,9 @@ def _checks_table(tests, first: str = "check") -> str:
             said += f" <span class=\"tag\" title=\"known misconception\">{esc(t.mistake)}</span>"
         rows.append(f"<tr><td>{esc(t.name)}</td><td>{outcome_label(t.outcome)}</td>"
                     f"<td class=\"num\">{num(t.score)} / {num(t.max_score)}</td><td>{said}</td></tr>")
-    return (f"<table class=\"checks\"><colgroup><col class=\"name\"><col class=\"outcome\"><col class=\"points\">"
-            f"<col></colgroup>\n<tr><th>{first}</th><th>outcome</th><th class=\"num\">points</th><th>feedback</th></tr>\n"
+    return ("<table class=\"checks\"><colgroup><col class=\"name\"><col class=\"outcome\">"
+            "<col class=\"points\"><col></colgroup>\n"
+            f"<tr><th>{first}</th><th>outcome</th><th class=\"num\">points</th><th>feedback</th></tr>\n"
             + "\n".join(rows) + "\n</table>")
 
 

@@ -14,8 +14,6 @@ from autograder.results import OUTCOMES, _num
 
 FEEDBACK_DIR = "feedback"
 REPORT_FILE = "report.html"
-RESULTS_DIR = "results"
-RUN_FILE = "run.json"
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -38,12 +36,14 @@ td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: t
 .passed { color: var(--ok); } .failed { color: var(--bad); } .other { color: var(--warn); }
 .tag { font: 12px ui-monospace, monospace; background: #f1f3f4; border-radius: 3px; padding: 0 .3rem; }
 .maps { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
-figure { margin: 0; } .missing { border: 1px dashed var(--line); padding: 1rem; max-width: 24rem; } figcaption { color: var(--muted); font-size: .9rem; max-width: 28rem; }
+figure { margin: 0; } figcaption { color: var(--muted); font-size: .9rem; max-width: 28rem; }
+.missing { border: 1px dashed var(--line); padding: 1rem; max-width: 24rem; }
 .bar { background: #e8eaed; height: .7rem; width: 8rem; display: inline-block; vertical-align: middle; }
 .bar > span { background: #2f6fad; height: 100%; display: block; }
 pre { background: #f8f9fa; border: 1px solid var(--line); padding: .6rem; overflow-x: auto;
       white-space: pre-wrap; word-break: break-word; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dt { font-weight: 600; } dd { margin: 0; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+dt { font-weight: 600; } dd { margin: 0; }
 .muted { color: var(--muted); }
 """
 
@@ -69,10 +69,9 @@ def img(uri: str, alt: str, width: int | None = None) -> str:
     return f"<img src=\"{uri}\" alt=\"{esc(alt)}\"{size}>"
 
 
-def feedback_href(student: str, *, from_report: bool) -> str:
-    """The link to a student's page, from the report (out/) or from another page in feedback/."""
-    name = quote(f"{student}.html")
-    return esc(f"{FEEDBACK_DIR}/{name}" if from_report else name)
+def feedback_href(student: str) -> str:
+    """The link from report.html to a student's page (ids may hold any character a file name can)."""
+    return esc(f"{FEEDBACK_DIR}/{quote(student + '.html')}")
 
 
 def outcome_label(outcome: str) -> str:

@@ -13,14 +13,16 @@ from pathlib import Path
 
 from autograder import feedback, fixture, heatmap, mistakes, reference, results
 from autograder.errors import QkvError
-from autograder.pages import (FEEDBACK_DIR, REPORT_FILE, RESULTS_DIR, RUN_FILE, column_points, esc,
-                              feedback_href, img, num, page)
+from autograder.pages import FEEDBACK_DIR, REPORT_FILE, column_points, esc, feedback_href, img, num, page
 from autograder.results import OUTCOMES, StudentResult
 
 # Outcomes the instructor should hear about: the submission, not the student's maths, went wrong
 # (or the grader did).
 PROBLEM_OUTCOMES = ("timeout", "memory", "exited", "ungradable", "grader_error")
+RESULTS_DIR = "results"  # as results.write() lays them out
+RUN_FILE = "run.json"
 TOP_MISCONCEPTIONS = 5
+TOP_PROBLEMS = 10  # in the terminal; the report lists them all
 FULL = 1e-9  # a score this close to the maximum is full marks (sums of float weights)
 
 
@@ -52,7 +54,7 @@ def terminal_summary(course, assignment, out: Path, students: list[str]) -> str:
     lines = [f"{assignment.id}: {len(class_results)} students", "",
              f"{'part':<12}{'mean':>8} / {'max':<5}{'full marks':>12}"]
     for s in stats:
-        lines.append(f"{s.column:<12}{num_fixed(s.mean):>8} / {num(s.max):<5}{_pct(s.full_marks):>12}")
+        lines.append(f"{s.column:<12}{_fixed(s.mean):>8} / {num(s.max):<5}{_pct(s.full_marks):>12}")
     top = misconceptions(class_results)[:TOP_MISCONCEPTIONS]
     if top:
         lines += ["", "Most common misconceptions (students):"]
@@ -60,9 +62,9 @@ def terminal_summary(course, assignment, out: Path, students: list[str]) -> str:
     trouble = problems(class_results)
     if trouble:
         lines += ["", f"Timed out or not graded ({len(trouble)}):"]
-        lines += [f"  {student}: {what}" for student, what in trouble[:10]]
-        if len(trouble) > 10:
-            lines.append(f"  ... and {len(trouble) - 10} more (see the report)")
+        lines += [f"  {_plain(student)}: {_plain(what)}" for student, what in trouble[:TOP_PROBLEMS]]
+        if len(trouble) > TOP_PROBLEMS:
+            lines.append(f"  ... and {len(trouble) - TOP_PROBLEMS} more (see the report)")
     lines += ["", f"Report: {out / REPORT_FILE}   feedback pages: {out / FEEDBACK_DIR}"]
     return "\n".join(lines)
 
@@ -152,8 +154,13 @@ def problems(class_results: list[StudentResult]) -> list[tuple[str, str]]:
     return found
 
 
-def num_fixed(x: float) -> str:
+def _fixed(x: float) -> str:
     return f"{x:.2f}"
+
+
+def _plain(text: str) -> str:
+    """Untrusted text made safe for a terminal: control characters (escape sequences) shown, not obeyed."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _pct(share: float) -> str:
@@ -190,7 +197,7 @@ def render(course, assignment, class_results: list[StudentResult], run: dict) ->
 
 
 def _link(student: str) -> str:
-    return f"<a href=\"{feedback_href(student, from_report=True)}\">{esc(student)}</a>"
+    return f"<a href=\"{feedback_href(student)}\">{esc(student)}</a>"
 
 
 def _scores(total: ColumnStats, class_results) -> str:
@@ -198,7 +205,7 @@ def _scores(total: ColumnStats, class_results) -> str:
     png = heatmap.histogram_png(shares, title="Score distribution")
     median = statistics.median(r.total for r in class_results) if class_results else 0.0
     return ("<h2>Scores</h2>\n"
-            f"<p>Mean {num_fixed(total.mean)} / {num(total.max)}, median {num(median)}; "
+            f"<p>Mean {_fixed(total.mean)} / {num(total.max)}, median {num(median)}; "
             f"{_pct(total.full_marks)} of students have full marks.</p>\n"
             + img(heatmap.data_uri(png), "Histogram of total scores in tenths of the maximum"))
 
@@ -209,7 +216,7 @@ def _bar(share: float) -> str:
 
 def _parts(stats: list[ColumnStats]) -> str:
     rows = [f"<tr><td>{esc(s.column)}</td><td class=\"num\">{num(s.max)}</td>"
-            f"<td class=\"num\">{num_fixed(s.mean)}</td><td class=\"num\">{_pct(s.full_marks)}</td>"
+            f"<td class=\"num\">{_fixed(s.mean)}</td><td class=\"num\">{_pct(s.full_marks)}</td>"
             f"<td>{_bar(s.full_marks)}</td></tr>" for s in stats]
     return ("<h2>Parts</h2>\n<table><tr><th>part</th><th class=\"num\">max</th><th class=\"num\">mean</th>"
             "<th class=\"num\">full marks</th><th></th></tr>\n" + "\n".join(rows) + "\n</table>")

@@ -44,14 +44,14 @@ class Chromium:
         to_child, self._cmd = os.pipe()
         self._res, from_child = os.pipe()
 
-        def pipes_on_3_and_4():  # runs in the child; fds 3 and 4 are already ours (see below)
+        def pipes_on_3_and_4():  # runs in the child, between fork and exec
             a = fcntl.fcntl(to_child, fcntl.F_DUPFD, 10)  # out of the way first: the pair may sit on 3/4
             b = fcntl.fcntl(from_child, fcntl.F_DUPFD, 10)
             os.dup2(a, 3)
             os.dup2(b, 4)
 
-        # Two fresh pipes fill the lowest free descriptors, so 3 and 4 are taken in this process by
-        # now and subprocess's own error pipe cannot land there.
+        # The two pipes above took the lowest free descriptors, so 3 and 4 are in use in this process
+        # and subprocess's own error pipe cannot land there; pass_fds keeps 3 and 4 open in the child.
         self.log = open(profile.parent / "chromium.log", "wb")
         self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
                                      stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
@@ -73,8 +73,10 @@ class Chromium:
             raise RuntimeError(f"{method}: {reply['error']}")
         return reply["result"]
 
-    def wait_event(self, method: str, session: str) -> dict:
-        return self._wait(lambda m: m.get("method") == method and m.get("sessionId") == session)
+    def wait_event(self, method: str, session: str, since: int) -> dict:
+        """The first such event after self.events[since], including any that came in with a reply."""
+        match = lambda m: m.get("method") == method and m.get("sessionId") == session  # noqa: E731
+        return next((e for e in self.events[since:] if match(e)), None) or self._wait(match)
 
     def _wait(self, wanted) -> dict:
         deadline = time.monotonic() + TIMEOUT_S
@@ -130,7 +132,7 @@ def visit(browser: Chromium, path: Path) -> Visit:
         browser.send(f"{domain}.enable", session=session)
     first = len(browser.events)
     browser.send("Page.navigate", {"url": path.as_uri()}, session=session)
-    browser.wait_event("Page.loadEventFired", session)
+    browser.wait_event("Page.loadEventFired", session, since=first)
     images = browser.send("Runtime.evaluate", {"expression": IMAGES_JS, "awaitPromise": True,
                                                "returnByValue": True}, session=session)["result"]["value"]
     links = browser.send("Runtime.evaluate", {"expression": "Array.from(document.links, a => a.href)",
@@ -142,7 +144,8 @@ def visit(browser: Chromium, path: Path) -> Visit:
     for e in events:
         p = e["params"]
         if e["method"] == "Runtime.exceptionThrown":
-            errors.append(p["exceptionDetails"].get("text", "exception"))
+            details = p["exceptionDetails"]
+            errors.append(details.get("exception", {}).get("description") or details.get("text", "exception"))
         elif e["method"] == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
             errors.append(" ".join(str(a.get("value", a.get("description", ""))) for a in p["args"]))
         elif e["method"] == "Log.entryAdded" and p["entry"]["level"] == "error":
