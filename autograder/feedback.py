@@ -10,7 +10,7 @@ import numpy as np
 
 from autograder import heatmap
 from autograder.fixture import Fixture
-from autograder.pages import column_points, esc, img, num, outcome_label, page
+from autograder.pages import bar, column_points, esc, img, num, outcome_label, page
 from autograder.results import StudentResult
 
 MAX_MATRIX_SIDE = 12  # a bigger "attention matrix" is not worth drawing; it is described instead
@@ -43,7 +43,8 @@ def _max_total(assignment, result: StudentResult) -> float:
 def _status(result: StudentResult) -> str:
     if result.status == "graded":
         return ""
-    return (f"<p class=\"banner\"><strong>Your submission could not be graded:</strong> {esc(result.status)}."
+    why = esc(result.status.rstrip("."))
+    return (f"<p class=\"banner\"><strong>Your submission could not be graded:</strong> {why}."
             " Fix this first; the parts below explain what it cost.</p>")
 
 
@@ -52,8 +53,8 @@ def _summary(assignment, result: StudentResult) -> str:
     for column in result.columns:
         got, most = result.part_score(column), column_points(assignment, result, column)
         share = got / most if most else 0.0
-        bar = f"<span class=\"bar\"><span style=\"width: {100 * min(max(share, 0), 1):.0f}%\"></span></span>"
-        rows.append(f"<tr><td>{esc(column)}</td><td class=\"num\">{num(got)} / {num(most)}</td><td>{bar}</td></tr>")
+        rows.append(f"<tr><td>{esc(column)}</td><td class=\"num\">{num(got)} / {num(most)}</td>"
+                    f"<td>{bar(share)}</td></tr>")
     return (f"<p class=\"total\">Total: {num(result.total)} / {num(_max_total(assignment, result))}</p>\n"
             "<table class=\"summary\"><tr><th>part</th><th class=\"num\">points</th><th></th></tr>\n"
             + "\n".join(rows) + "\n</table>")

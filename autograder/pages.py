@@ -74,6 +74,11 @@ def feedback_href(student: str) -> str:
     return esc(f"{FEEDBACK_DIR}/{quote(student + '.html')}")
 
 
+def bar(share: float) -> str:
+    """A small horizontal bar filled to `share` (0 to 1), drawn in CSS."""
+    return f"<span class=\"bar\"><span style=\"width: {100 * min(max(share, 0), 1):.0f}%\"></span></span>"
+
+
 def outcome_label(outcome: str) -> str:
     """The words for an outcome, with a class that colours it."""
     css = "passed" if outcome == "passed" else "failed" if outcome == "failed" else "other"

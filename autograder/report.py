@@ -13,7 +13,8 @@ from pathlib import Path
 
 from autograder import feedback, fixture, heatmap, mistakes, reference, results
 from autograder.errors import QkvError
-from autograder.pages import FEEDBACK_DIR, REPORT_FILE, column_points, esc, feedback_href, img, num, page
+from autograder.pages import (FEEDBACK_DIR, REPORT_FILE, bar, column_points, esc, feedback_href, img, num,
+                              page)
 from autograder.results import OUTCOMES, StudentResult
 
 # Outcomes the instructor should hear about: the submission, not the student's maths, went wrong
@@ -210,14 +211,10 @@ def _scores(total: ColumnStats, class_results) -> str:
             + img(heatmap.data_uri(png), "Histogram of total scores in tenths of the maximum"))
 
 
-def _bar(share: float) -> str:
-    return f"<span class=\"bar\"><span style=\"width: {100 * min(max(share, 0), 1):.0f}%\"></span></span>"
-
-
 def _parts(stats: list[ColumnStats]) -> str:
     rows = [f"<tr><td>{esc(s.column)}</td><td class=\"num\">{num(s.max)}</td>"
             f"<td class=\"num\">{_fixed(s.mean)}</td><td class=\"num\">{_pct(s.full_marks)}</td>"
-            f"<td>{_bar(s.full_marks)}</td></tr>" for s in stats]
+            f"<td>{bar(s.full_marks)}</td></tr>" for s in stats]
     return ("<h2>Parts</h2>\n<table><tr><th>part</th><th class=\"num\">max</th><th class=\"num\">mean</th>"
             "<th class=\"num\">full marks</th><th></th></tr>\n" + "\n".join(rows) + "\n</table>")
 
