@@ -60,9 +60,12 @@ def cmd_grade(args) -> int:
     for line in summary.errors:
         print(f"qkv: grader error: {line}", file=sys.stderr)
     if not args.quiet:
+        from autograder import report
+        out = Path(args.out)
+        print(report.terminal_summary(course, course.assignment(args.assignment), out, summary.students))
         print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
               f"skipped {len(summary.skipped)} in {summary.seconds:.1f} s; isolation: {summary.isolation}")
-        print(f"wrote {Path(args.out) / 'gradebook.csv'} and {Path(args.out) / 'results'}/")
+        print(f"wrote {out / 'gradebook.csv'}, {out / 'results'}/, {out / 'feedback'}/ and {out / 'report.html'}")
     return 0
 
 

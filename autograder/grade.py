@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import __version__, reference, results
+from autograder import __version__, reference, report, results
 from autograder.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.plugin import GradingContext, run_suites
@@ -108,7 +108,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
 # -- the batch ----------------------------------------------------------------------------------
 
 def _already_graded(out: Path, student: str) -> bool:
-    path = out / "results" / f"{student}.json"
+    path = results.path_for(out, student)
     try:
         return json.loads(path.read_text(encoding="utf-8"))["extra_data"]["student"] == student
     except (OSError, ValueError, KeyError, TypeError):
@@ -131,7 +131,7 @@ def gradebook_text(assignment: Assignment, out: Path, students: list[str]) -> st
     columns = [p.id for p in assignment.parts] + (["quiz"] if assignment.quiz else [])
     writer.writerow(["student", *columns, "total", "status"])
     for student in sorted(students):
-        r = results.read(out / "results" / f"{student}.json")
+        r = results.read(results.path_for(out, student))
         writer.writerow([student, *(_fmt(r.part_score(c)) for c in columns), _fmt(r.total), r.status])
     return buf.getvalue()
 
@@ -145,13 +145,14 @@ def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs:
 
 
 def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs: int | None = None,
-          force: bool = False, progress: bool = True, executor=None) -> Summary:
+          force: bool = False, progress: bool = True, pages: bool = True, executor=None) -> Summary:
     """Grade every submission in `submissions` into `out`; returns what happened.
 
     Args:
         jobs: grading processes (default: all cores).
         force: regrade students whose results already exist.
         progress: show a progress bar on stderr.
+        pages: write feedback/<student>.html and report.html.
         executor: executor(course, assignment, chunks, out, jobs) yielding (done, errors) per chunk;
             default: local processes.
     """
@@ -163,8 +164,9 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     todo = [s for s in subs if force or not _already_graded(out, s.student)]
     summary.reused = len(subs) - len(todo)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
-    (out / "results").mkdir(parents=True, exist_ok=True)
-    for stale in (out / "results").glob(".*.tmp"):  # left by a run killed mid-write
+    results_dir = out / results.RESULTS_DIR
+    results_dir.mkdir(parents=True, exist_ok=True)
+    for stale in results_dir.glob(".*.tmp"):  # left by a run killed mid-write
         stale.unlink(missing_ok=True)
     bar = None
     if progress and todo:
@@ -180,10 +182,12 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     finally:
         if bar:
             bar.close()
-    missing = [s for s in summary.students if not (out / "results" / f"{s}.json").is_file()]
+    missing = [s for s in summary.students if not results.path_for(out, s).is_file()]
     if missing:
         raise QkvError(f"{len(missing)} submissions got no result (first: {missing[0]}); rerun to complete the batch")
     atomic_write(out / "gradebook.csv", gradebook_text(a, out, summary.students))
     summary.seconds = time.monotonic() - started
     atomic_write(out / "run.json", json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
+    if pages:
+        report.write_pages(course, a, out, summary.students)
     return summary

@@ -20,7 +20,6 @@ from autograder.results import OUTCOMES, StudentResult
 # Outcomes the instructor should hear about: the submission, not the student's maths, went wrong
 # (or the grader did).
 PROBLEM_OUTCOMES = ("timeout", "memory", "exited", "ungradable", "grader_error")
-RESULTS_DIR = "results"  # as results.write() lays them out
 RUN_FILE = "run.json"
 TOP_MISCONCEPTIONS = 5
 TOP_PROBLEMS = 10  # in the terminal; the report lists them all
@@ -77,7 +76,7 @@ def load(out: Path, students: list[str]) -> list[StudentResult]:
     """Each student's result from out/results/, sorted by student."""
     loaded = []
     for student in sorted(students):
-        path = Path(out) / RESULTS_DIR / f"{student}.json"
+        path = results.path_for(out, student)
         try:
             loaded.append(results.read(path))
         except FileNotFoundError:

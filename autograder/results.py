@@ -111,8 +111,16 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     os.replace(tmp, path)  # atomic: readers and reruns see the old file or the whole new one
 
 
+RESULTS_DIR = "results"
+
+
+def path_for(out: Path, student: str) -> Path:
+    """Where a student's results.json lives under a grading output folder."""
+    return Path(out) / RESULTS_DIR / f"{student}.json"
+
+
 def write(result: StudentResult, out: Path) -> Path:
-    path = Path(out) / "results" / f"{result.student}.json"
+    path = path_for(out, result.student)
     atomic_write(path, json.dumps(result.to_json(), indent=1, sort_keys=True) + "\n")
     return path
 

@@ -39,8 +39,8 @@ def validate(course: Course, assignment: Assignment, *, jobs: int | None = None,
     with tempfile.TemporaryDirectory(prefix="qkv-validate-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
         synthetic.write_class(source, subs, kinds=kinds)
-        grade_mod.grade(course, subs, assignment=assignment.id, out=out, jobs=jobs, progress=progress)
-        read = lambda kind: results.read(out / "results" / f"{kind}.json")  # noqa: E731
+        grade_mod.grade(course, subs, assignment=assignment.id, out=out, jobs=jobs, progress=progress, pages=False)
+        read = lambda kind: results.read(results.path_for(out, kind))  # noqa: E731
 
         got, full = _code_score(read("honest_reference"), parts)
         verdicts.append(Verdict("reference", got == full, f"{got:g} / {full:g}"))
