@@ -30,7 +30,7 @@ from autograder.results import StudentResult, atomic_write
 from autograder.sandbox import Sandbox, layers
 from autograder.submission import Submission, discover
 
-CHUNK = 16
+CHUNK = 50  # students per pytest session: large enough to amortise its start-up
 
 
 @dataclass

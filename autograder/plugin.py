@@ -27,6 +27,7 @@ SUITES_DIR = Path(__file__).parent / "suites"
 _LOAD_OUTCOME = {"timeout": "timeout", "memory": "memory", "exited": "exited"}
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
                "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise",
+               "-p", "no:unraisableexception", "-p", "no:threadexception",
                "--capture=no", "--import-mode=importlib", "-c", "/dev/null", "-o", "python_files=test_*.py"]
 
 

@@ -99,15 +99,21 @@ class Sandbox:
         self.cgroup = f"{os.getpid()}-{slot}"
         self._cgroup_procs = []
         if self.layers.cgroups:
-            self._cgroup_procs = isolation.cgroup_create(self.cgroup, max_pids=limits.max_processes,
+            self._cgroup_procs = isolation.cgroup_create(self.cgroup, max_pids=limits.max_processes + 1,
                                                          memory_bytes=(limits.memory_mb + 256) << 20)
+        self._start_zygote()
+
+    def _start_zygote(self) -> None:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(PACKAGE_ROOT)}
-        self._proc = subprocess.Popen([sys.executable, "-m", "autograder.worker", str(theirs.fileno())],
+        self._proc = subprocess.Popen([sys.executable, "-m", "autograder.worker", str(theirs.fileno()),
+                                       "1" if self.layers.namespaces else "0"],
                                       pass_fds=[theirs.fileno()], env=env, cwd="/",
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         theirs.close()
+        for procs in self._cgroup_procs:  # children are born in the cgroup: no migration per student
+            Path(procs).write_text(str(self._proc.pid))
 
     def _ask(self, msg: dict, fds=()) -> dict:
         socket.send_fds(self._control, [json.dumps(msg).encode()], list(fds))
@@ -118,6 +124,9 @@ class Sandbox:
 
     def open(self, files: dict[str, bytes], *, entry: str = ENTRY) -> "Session":
         """Start a confined child for one submission and load its entry file."""
+        if self._proc.poll() is not None:  # killed (by the OOM killer, say): the next student gets a new one
+            self._control.close()
+            self._start_zygote()
         return Session(self, files, entry)
 
     def close(self) -> None:
@@ -183,8 +192,8 @@ class Session:
         self._out, out_w = os.pipe()
         for fd in (self._req, self._rep, self._out):
             os.set_blocking(fd, False)
-        spec = {"entry": entry, "workdir": self.workdir, "uid": uid, "cgroups": sandbox._cgroup_procs,
-                "namespaces": sandbox.layers.namespaces, "landlock": sandbox.layers.landlock,
+        spec = {"entry": entry, "workdir": self.workdir, "uid": uid,
+                "landlock": sandbox.layers.landlock,
                 "runtime_paths": sandbox._runtime,
                 "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
         try:
@@ -322,8 +331,8 @@ class Session:
         return f"exit code {os.WEXITSTATUS(self.status)}"
 
     def _survivors(self) -> set[int]:
-        if self.sandbox.layers.cgroups:
-            return set(isolation.cgroup_pids(self.sandbox.cgroup))
+        if self.sandbox.layers.cgroups:  # everything in the cgroup but the zygote itself
+            return set(isolation.cgroup_pids(self.sandbox.cgroup)) - {self.sandbox._proc.pid}
         if self.sandbox.uid is not None:  # no cgroup: the slot's uid owns nothing but this submission
             return set(isolation.pids_of_uid(self.sandbox.uid))
         return set()
