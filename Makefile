@@ -2,29 +2,35 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench venv clean schema
+.PHONY: demo test bench schema release clean
 
-venv: $(STAMP)
-
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
-	touch $(STAMP)
 
-demo: $(STAMP)
+$(VENV)/.base: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.base
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.base
 	$(BIN)/qkv demo --out demo-out
 
-test: $(STAMP)
+test: $(VENV)/.test
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+bench: $(VENV)/.base
 	$(BIN)/python scripts/bench.py
 
-schema: $(STAMP)
+schema: $(VENV)/.base
 	$(BIN)/python -m autograder.config > course.schema.json
 
+release: $(VENV)/.base
+	$(BIN)/qkv release
+
 clean:
-	rm -rf $(VENV) demo-out bench-out dist
+	rm -rf $(VENV) demo-out dist
