@@ -18,9 +18,9 @@ from autograder.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.quiz_answers import Sheet, read_answers
 from autograder.quiz_kinds import KINDS, LETTERS
-from autograder.results import TestResult
 from autograder.quiz_master import (COMPUTE, PLACEHOLDER, Choice, Computed, Draw, Question, Quiz, load_quiz,
                                     parse_quiz)
+from autograder.results import TestResult
 
 __all__ = ["Posed", "Question", "Quiz", "check_answers_file", "grade_answers", "load_quiz", "parse_quiz",
            "read_answers", "show_answer", "variant"]
@@ -39,7 +39,6 @@ class Posed:
 
     def choice(self, letter: str) -> Choice:
         return self.choices[LETTERS.index(letter)]
-
 
 
 # ---------------------------------------------------------------------------------------------

@@ -69,20 +69,23 @@ def _read_text(path: Path | None, name: str) -> str:
 
 def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
     """The parsed document and, per top-level key, the lines it appears on."""
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)  # already reads the text: a control character fails here
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark else ""
-        raise BadAnswer(f"{name}: invalid YAML{at}: {getattr(e, 'problem', None) or e}") from None
+        problem = getattr(e, "problem", None) or getattr(e, "reason", None) or str(e)
+        raise BadAnswer(f"{name}: invalid YAML{at}: {' '.join(str(problem).split())[:80]}") from None
     except RecursionError:
         raise BadAnswer(f"{name}: invalid YAML: nested too deeply") from None
     except ValueError as e:  # a scalar YAML accepts but Python cannot build, e.g. a 5000-digit number
-        raise BadAnswer(f"{name}: invalid YAML: {str(e)[:80]}") from None
+        raise BadAnswer(f"{name}: invalid YAML: {' '.join(str(e).split())[:80]}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     lines: dict[str, list[int]] = {}
     if isinstance(node, yaml.MappingNode):
         for key, _ in node.value:

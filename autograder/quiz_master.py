@@ -88,11 +88,6 @@ class Question:
     shape: tuple = field(default=(), metadata={"internal": True})
     letters: str = field(default="", metadata={"internal": True})
 
-    @property
-    def varies(self) -> bool:
-        """True when the student's numbers are drawn for them."""
-        return any(isinstance(v, Draw) for v in (self.inputs or {}).values())
-
 
 @dataclass(frozen=True)
 class Quiz:
@@ -163,8 +158,10 @@ def _check_question(q: Question, where: str) -> Question:
     if isinstance(q.answer, dict):
         answer = _build(Computed, q.answer, f"{where}.answer")
         shape = _computed_shape(answer, inputs, f"{where}.answer")
+    elif any(isinstance(v, Draw) for v in inputs.values()):
+        raise QkvError(f"{where}.answer: the numbers are drawn per student, so compute the answer ({{compute: ...}})")
     else:
-        shape = np.shape(q.answer) if isinstance(q.answer, list) else ()
+        shape = _literal_shape(q.answer)
         answer = _parse_literal(q, q.answer, shape, f"{where}.answer")
     if len(shape) != kind.ndim:
         raise QkvError(f"{where}.answer: a {q.kind} question needs {NDIM_WORDS[kind.ndim]}, "
@@ -175,6 +172,13 @@ def _check_question(q: Question, where: str) -> Question:
                   for j, t in enumerate(q.traps))
     tolerance = DEFAULT_TOLERANCE if q.tolerance is None else q.tolerance
     return dataclasses.replace(q, answer=answer, inputs=inputs, tolerance=tolerance, shape=shape, traps=traps)
+
+
+def _literal_shape(value) -> tuple:
+    """The shape a written answer claims: parse() then checks that every row has it."""
+    if not isinstance(value, list):
+        return ()
+    return (len(value), len(value[0])) if value and isinstance(value[0], list) else (len(value),)
 
 
 def _parse_literal(q: Question, value, shape: tuple, where: str):
@@ -245,10 +249,8 @@ def _computed_shape(c: Computed, inputs: dict, where: str) -> tuple:
         else:
             shape = ()
     else:
-        if c.row or c.col:
-            shape = FIXTURE_SHAPES[c.fixture][(1 if c.row else 0): (1 if c.col else 2)]
-        else:
-            shape = FIXTURE_SHAPES[c.fixture]
+        rows, cols = FIXTURE_SHAPES[c.fixture]
+        shape = tuple(n for n, chosen in ((rows, c.row), (cols, c.col)) if chosen is None)
     if c.pick is not None:
         if len(shape) != 1 or not 0 <= c.pick < shape[0]:
             raise QkvError(f"{where}.pick: {c.pick} is not an index of a list of {shape[0] if shape else 0}")

@@ -220,6 +220,7 @@ DEEP = "dot-product: " + "[" * 5000 + "]" * 5000 + "\n"
     ("dot-product: !!python/object/apply:os.system [echo hi]\n", "answers.yaml: invalid YAML"),
     (DEEP, "answers.yaml: invalid YAML"),
     ("dot-product: " + "9" * 5000 + "\n", "answers.yaml: invalid YAML"),
+    ("dot-product: 3\x00\n", "answers.yaml: invalid YAML: special characters are not allowed"),
 ])
 def test_an_unusable_file_scores_zero_with_its_reason_in_every_question(tmp_path, course, assignment, ref,
                                                                        master, content, message):
@@ -319,6 +320,7 @@ def test_numbers_written_with_an_exponent_are_numbers(tmp_path, course, assignme
     (lambda d: d["questions"][3].update(points="three"), "questions[3].points: expected a number, got 'three'"),
     (lambda d: d["questions"][5].update(text="q = {q}, k = {kk}"), "questions[5].text: {kk} names no input"),
     (lambda d: d["questions"][5].update(text="q = {q}"), "questions[5].inputs.k: drawn but never shown"),
+    (lambda d: d["questions"][5].update(answer=3), "questions[5].answer: the numbers are drawn per student"),
     (lambda d: d["questions"][5].update(answer={"compute": "softmax"}),
      "questions[5].answer.compute: softmax needs the input 'scores'"),
     (lambda d: d["questions"][10].update(answer={"compute": "softmax", "pick": 3}),
