@@ -40,6 +40,8 @@ def cmd_check(args) -> int:
     course = _course(args)
     assignment = course.assignment(args.assignment)
     path = Path(args.path)
+    if path.suffix in (".yaml", ".yml"):
+        return _check_answers(course, assignment, path)
     if path.is_dir():
         path = next((p for p in (path / "attention.py", path / "attention.ipynb") if p.exists()), path / "attention.py")
     lines = check.check_file(course, assignment, path)
@@ -81,19 +83,58 @@ def cmd_validate(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from autograder import grade, synthetic
+    from autograder import reference, synthetic
     course = _course(args)
     assignment = course.assignment(args.assignment)
     out = Path(args.out)
     subs = out / "submissions"
     source = course.path(assignment.source).read_text(encoding="utf-8")
-    students = synthetic.write_class(source, subs, args.size)
+    answers = synthetic.answers_for(course, assignment, reference.load(course.path(assignment.source)))
+    students = synthetic.write_class(source, subs, args.size, answers=answers)
     print(f"wrote a synthetic class of {len(students)} submissions to {subs}/")
     args.submissions, args.out, args.force = str(subs), str(out / "graded"), True
     code = cmd_grade(args)
     print()
     print((out / "graded" / "gradebook.csv").read_text(encoding="utf-8"), end="")
     return code
+
+def _check_answers(course, assignment, path: Path) -> int:
+    from autograder import quiz
+    master = quiz.load_quiz(course, assignment)
+    problems = quiz.check_answers_file(path, master)
+    for line in problems:
+        print(line)
+    if problems:
+        return 1
+    sheet = quiz.read_answers(path, master)
+    print(f"{path.name}: well-formed, {sheet.answered} of {sheet.total} questions answered")
+    return 0
+
+
+def _quiz_variant(args):
+    from autograder import quiz, reference
+    from autograder.submission import STUDENT_ID
+    if not STUDENT_ID.match(args.student):
+        raise QkvError(f"--student: '{args.student}' is not a usable student id (letters, digits and . _ - @ + only)")
+    course = _course(args)
+    assignment = course.assignment(args.assignment)
+    master = quiz.load_quiz(course, assignment)
+    ref = reference.load(course.path(assignment.source))
+    return master, quiz.variant(master, course, assignment, args.student, ref)
+
+
+def cmd_quiz_show(args) -> int:
+    from autograder import quiz_render
+    master, posed = _quiz_variant(args)
+    print(quiz_render.render_text(master, posed, args.student), end="")
+    return 0
+
+
+def cmd_quiz_key(args) -> int:
+    from autograder import quiz_render
+    master, posed = _quiz_variant(args)
+    print(quiz_render.answer_key(master, posed, args.student), end="")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,8 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bundle", metavar="ZIP", help="student bundle (default: dist/<assignment>-student.zip)")
     p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser("check", parents=[common], help="run the public checks on your attention.py")
-    p.add_argument("path", nargs="?", default="attention.py", help="attention.py, a notebook, or a folder")
+    p = sub.add_parser("check", parents=[common], help="run the public checks on your attention.py or answers.yaml")
+    p.add_argument("path", nargs="?", default="attention.py",
+                   help="attention.py, a notebook, a folder, or answers.yaml (checks the form of the quiz answers)")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("grade", parents=[common], help="grade a folder of submissions")
@@ -135,6 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("quiz", help="one student's copy of the quiz, or its answer key")
+    quiz_sub = p.add_subparsers(dest="quiz_command", required=True)
+    for name, func, text in (("show", cmd_quiz_show, "print the student's own copy of the quiz (no answers)"),
+                             ("key", cmd_quiz_key, "print an answers.yaml that scores full marks for the student")):
+        q = quiz_sub.add_parser(name, parents=[common], help=text)
+        q.add_argument("--student", required=True, metavar="ID", help="student id: their numbers and choice order")
+        q.set_defaults(func=func)
     return parser
 
 

@@ -51,7 +51,8 @@ def extra_tests_for(course: Course, assignment: Assignment, ref):
     if not assignment.quiz:
         return None
     from autograder import quiz  # noqa: PLC0415 - only assignments with a quiz need it
-    return lambda sub: quiz.grade_answers(course, assignment, sub.student, sub.answers, ref)
+    master = quiz.load_quiz(course, assignment)
+    return lambda sub: quiz.grade_answers(course, assignment, sub.student, sub.answers, ref, master=master)
 
 
 def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tuple[list[str], list[str]]:

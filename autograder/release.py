@@ -13,13 +13,17 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import compare, public_cases, public_checks, reference
+from autograder import compare, public_cases, public_checks, quiz_master, quiz_render, reference
 from autograder.config import Assignment, Course
 from autograder.errors import QkvError
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 STUDENT_FILE = "attention.py"
+QUIZ_FILE = "quiz.md"
+ANSWERS_FILE = "answers.yaml"
+# Lines of the quiz master that carry an answer; none may appear in a released file.
+QUIZ_ANSWER_LINE = re.compile(r"^(- )?(correct|answer|feedback|hint):")
 PACKAGE_DIR = Path(__file__).parent
 SUITES_DIR = PACKAGE_DIR / "suites"
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the bundle is byte-identical on every release
@@ -31,6 +35,7 @@ class Release:
     assignment: Assignment
     master: str = ""
     files: dict[str, str] = field(default_factory=dict)  # relative path -> text
+    quiz: quiz_master.Quiz | None = None  # the quiz master, with answers, when the assignment has one
 
 
 def read_master(r: Release) -> None:
@@ -109,22 +114,56 @@ def add_student_readme(r: Release) -> None:
     r.files["README.md"] = template.format(title=r.assignment.title, deadline=r.assignment.deadline or "see your course page")
 
 
+QUIZ_README = """
+## Quiz
+
+The quiz is in `{quiz}`; answer it in `{answers}`. Some questions use numbers drawn for you and
+your choice letters are your own, so answer from your own copy of the quiz. Check the form of
+your answers with `qkv check {answers}`.
+"""
+
+
+def add_quiz(r: Release) -> None:
+    """Ship the quiz without answers and the blank answers file, when the assignment has a quiz."""
+    if not r.assignment.quiz:
+        return
+    r.quiz = quiz_master.load_quiz(r.course, r.assignment)
+    r.files[QUIZ_FILE] = quiz_render.render_markdown(r.quiz, r.assignment.quiz_points)
+    r.files[ANSWERS_FILE] = quiz_render.template(r.quiz)
+    r.files["README.md"] += QUIZ_README.format(quiz=QUIZ_FILE, answers=ANSWERS_FILE)
+
+
+def _quiz_secrets(r: Release) -> tuple[set[str], set[str]]:
+    """The quiz master's answer lines, and sentences (feedback, the key's header) no release may hold."""
+    if r.quiz is None:
+        return set(), set()
+    master = r.course.path(r.assignment.quiz).read_text(encoding="utf-8")
+    lines = {s for s in (line.strip() for line in master.splitlines()) if QUIZ_ANSWER_LINE.match(s)}
+    return lines, quiz_master.feedback_texts(r.quiz) | {quiz_render.KEY_HEADER}
+
+
 def check_no_secrets(r: Release) -> None:
-    """No file of the release holds a line of a solution body or a hidden suite's name."""
+    """No file of the release holds a solution line, a hidden suite's name or a quiz answer."""
     master_lines = r.master.splitlines()
     secret = {master_lines[i].strip() for b, e in solution_blocks(r.master) for i in range(b + 1, e)}
     secret.discard("")
     suites = {p.name for p in SUITES_DIR.glob("test_*.py")}
+    quiz_lines, quiz_texts = _quiz_secrets(r)
     for name, text in r.files.items():
         if name in suites or BEGIN in text or END in text:
             raise QkvError(f"release: {name} would leak a hidden suite or solution markers")
         leaked = secret & {line.strip() for line in text.splitlines()}
         if leaked:
             raise QkvError(f"release: {name} would leak solution line {sorted(leaked)[0]!r}")
+        flat = " ".join(text.split())  # so that wrapping a sentence differently does not hide it
+        quiz_leaks = sorted(quiz_lines & {line.strip() for line in text.splitlines()})
+        quiz_leaks += sorted(t for t in quiz_texts if t in flat)
+        if quiz_leaks:
+            raise QkvError(f"release: {name} would leak the quiz answer {quiz_leaks[0][:60]!r}")
 
 
 STEPS = (read_master, clear_solutions, check_stub_signatures, add_public_checks, add_public_cases,
-         add_student_readme, check_no_secrets)
+         add_student_readme, add_quiz, check_no_secrets)
 
 
 def build(course: Course, assignment: Assignment) -> dict[str, str]:

@@ -82,8 +82,35 @@ def class_sources(reference_source: str) -> dict[str, str]:
     return out
 
 
-def write_class(reference_source: str, dest: Path, size: int | None = None, *, kinds=None) -> list[str]:
-    """Write submission folders into dest: each kind once, then cycled to `size` students."""
+def answers_for(course, assignment, reference_module):
+    """answers(student, kind) -> answers.yaml text: the key for honest kinds, the key with the seed
+    text's weights copied for mistake kinds, a blank sheet for the stub and broken YAML for broken
+    kinds; None when the assignment has no quiz."""
+    if not assignment.quiz:
+        return lambda student, kind: None
+    from autograder import quiz, quiz_render  # noqa: PLC0415
+
+    master = quiz.load_quiz(course, assignment)
+
+    def answers(student: str, kind: str) -> str:
+        if kind.startswith("broken"):
+            return "plus-row: [0.45, 0.10\n"
+        if kind == "stub":
+            return quiz_render.template(master)
+        key = quiz_render.answer_key(master, quiz.variant(master, course, assignment, student, reference_module), student)
+        if kind.startswith("mistake"):
+            key = "\n".join("seed-scores: [0.45, 0.10, 0.45]" if line.startswith("seed-scores:") else line
+                             for line in key.splitlines()) + "\n"
+        return key
+
+    return answers
+
+
+def write_class(reference_source: str, dest: Path, size: int | None = None, *, kinds=None, answers=None) -> list[str]:
+    """Write submission folders into dest: each kind once, then cycled to `size` students.
+
+    answers(student, kind), when given, supplies each student's answers.yaml (None: no file).
+    """
     sources = class_sources(reference_source)
     names = sorted(kinds if kinds is not None else sources)
     size = size or len(names)
@@ -94,5 +121,8 @@ def write_class(reference_source: str, dest: Path, size: int | None = None, *, k
         folder = Path(dest) / student
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "attention.py").write_text(sources[kind], encoding="utf-8")
+        text = answers(student, kind) if answers else None
+        if text is not None:
+            (folder / "answers.yaml").write_text(text, encoding="utf-8")
         students.append(student)
     return students

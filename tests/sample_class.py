@@ -33,8 +33,9 @@ def _part(part: str, points: float, failing: dict[str, tuple]) -> list[TestResul
     return tests
 
 
-def _quiz(wrong: set[int]) -> list[TestResult]:
-    return [TestResult(f"quiz: question {q}", "quiz", 0.0 if q in wrong else 5.0, 5.0,
+def _quiz(wrong: set[int], points: float) -> list[TestResult]:
+    each = points / 2
+    return [TestResult(f"quiz: question {q}", "quiz", 0.0 if q in wrong else each, each,
                        "failed" if q in wrong else "passed",
                        "Softmax of 2.1, 0.3, 2.0 gives 0.48, 0.08, 0.44, not 0.45, 0.10, 0.45." if q in wrong else "")
             for q in (1, 2)]
@@ -45,7 +46,7 @@ def _student(assignment, student: str, failing: dict[str, dict], **kw) -> Studen
     quiz = kw.pop("quiz", None)
     columns = tuple(p.id for p in assignment.parts)
     if quiz is not None:
-        tests += _quiz(quiz)
+        tests += _quiz(quiz, assignment.quiz_points)
         columns += ("quiz",)
     return StudentResult(student, tuple(tests), columns, **kw)
 

@@ -35,14 +35,14 @@ def graded(tmp_path_factory, course, klass):
 def test_gradebook_has_the_design_header_and_one_sorted_row_per_student(graded):
     out, _ = graded
     rows = list(csv.reader((out / "gradebook.csv").open()))
-    assert rows[0] == ["student", "project", "score", "softmax", "aggregate", "attend", "total", "status"]
+    assert rows[0] == ["student", "project", "score", "softmax", "aggregate", "attend", "quiz", "total", "status"]
     assert [r[0] for r in rows[1:]] == sorted(KINDS)
     by = {r[0]: r for r in rows[1:]}
-    assert by["honest_reference"][1:] == ["20", "20", "20", "20", "20", "100", "graded"]
-    assert by["honest_loops"][6] == "100"
-    assert by["stub"][6] == "0"
+    assert by["honest_reference"][1:] == ["20", "20", "20", "20", "20", "0", "100", "graded"]  # no answers.yaml
+    assert by["honest_loops"][7] == "100"
+    assert by["stub"][7] == "0"
     assert by["mistake_score_scaled"][2] == "0" and by["mistake_score_scaled"][3] == "20"
-    assert by["broken_syntax_error"][7].startswith("ungradable: syntax error on line 3")
+    assert by["broken_syntax_error"][8].startswith("ungradable: syntax error on line 3")
 
 
 def test_results_json_follows_gradescope_format(graded):

@@ -64,7 +64,7 @@ def outcomes(r, part):
 
 def test_the_honest_student_keeps_full_marks(batch):
     r = result(batch, "honest")
-    assert r.total == r.max_total == 100
+    assert r.total == 100 and r.part_score("quiz") == 0  # every code part; no answers.yaml was handed in
 
 
 @pytest.mark.parametrize("student", ["monkeypatch_numpy", "always_equal_subclass", "peek_frames_and_gc",

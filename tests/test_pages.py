@@ -129,7 +129,7 @@ def test_axis0_softmax_is_named_with_its_catalogue_message_in_feedback(graded):
     out, _ = graded
     text = "".join(Tags(page_text(out, "bob")).text)
     assert mistakes.by_id("softmax_axis0").message in text
-    assert "softmax · 5 / 20" in text and "Total: 75 / 110" in text
+    assert "softmax · 5 / 20" in text and "Total: 80 / 120" in text
 
 
 def test_ungradable_submission_is_explained_at_the_top(graded):
@@ -148,7 +148,7 @@ def test_timeouts_are_shown_as_timeouts(graded):
 def test_quiz_results_have_their_own_section_only_when_there_is_a_quiz(graded):
     out, _ = graded
     bob = "".join(Tags(page_text(out, "bob")).text)
-    assert "Quiz · 5 / 10" in bob and "quiz: question 1" in bob and "0.48, 0.08, 0.44" in bob
+    assert "Quiz · 10 / 20" in bob and "quiz: question 1" in bob and "0.48, 0.08, 0.44" in bob
     assert "Quiz" not in "".join(Tags(page_text(out, "dave")).text)
 
 
@@ -191,8 +191,8 @@ def test_part_statistics_are_mean_over_max_and_share_with_full_marks(graded, ass
     stats = {s.column: s for s in report.column_stats(assignment, build_results(out))}
     # softmax: alice 20, bob 5, carol 0, dave 15, mallory 20
     assert (stats["softmax"].max, stats["softmax"].mean, stats["softmax"].full_marks) == (20, 12, 0.4)
-    assert (stats["quiz"].max, stats["quiz"].mean, stats["quiz"].full_marks) == (10, 3, 0.2)
-    assert (stats["total"].max, stats["total"].mean, stats["total"].full_marks) == (110, 71, 0.2)
+    assert (stats["quiz"].max, stats["quiz"].mean, stats["quiz"].full_marks) == (20, 6, 0.2)
+    assert (stats["total"].max, stats["total"].mean, stats["total"].full_marks) == (120, 74, 0.2)
 
 
 def test_terminal_summary_shows_pass_rates_and_top_misconceptions(graded, course, assignment):
@@ -202,7 +202,7 @@ def test_terminal_summary_shows_pass_rates_and_top_misconceptions(graded, course
     assert lines[0] == "attention: 5 students"
     words = [line.split() for line in lines]
     assert ["softmax", "12.00", "/", "20", "40", "%"] in words
-    assert ["total", "71.00", "/", "110", "20", "%"] in words
+    assert ["total", "74.00", "/", "120", "20", "%"] in words
     assert "    1  softmax_axis0 (softmax)" in lines
     assert "  carol: syntax error on line 3" in lines and "  dave: timed out (softmax, attend)" in lines
 
@@ -223,7 +223,7 @@ def test_a_corrupt_result_is_one_clear_error(tmp_path, course, assignment, ref):
 def test_feedback_render_needs_only_a_result_and_the_fixture(course, assignment, ref):
     alice = build(assignment, ref)[0]
     text = feedback.render(course, assignment, alice, fixture.build(ref))
-    assert text.startswith("<!DOCTYPE html>") and "Feedback for alice" in text and "Total: 110 / 110" in text
+    assert text.startswith("<!DOCTYPE html>") and "Feedback for alice" in text and "Total: 120 / 120" in text
 
 
 

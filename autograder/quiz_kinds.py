@@ -1,0 +1,172 @@
+"""The quiz's question kinds in one table: what an answer looks like, how it is read and scored.
+
+Answers come from two places: the quiz master (trusted, checked when it loads) and a student's
+answers.yaml (untrusted). Both are read by the same `parse` of the kind, so the master cannot hold
+an answer that a student could not write.
+"""
+from __future__ import annotations
+
+import math
+import re
+import string
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+LETTERS = string.ascii_lowercase[:10]  # choice letters: the i-th choice of the master is LETTERS[i]
+DEFAULT_TOLERANCE = 0.005  # half a unit in the second decimal: an answer rounded to 2 decimals passes
+_SLACK = 1e-9  # so that an answer exactly at the tolerance passes despite float rounding
+# YAML 1.1 reads 4.8e-1 (no dot) as a string; accept written numbers like it, and nothing else.
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+MULTIPLE_RULE = ("Scoring: with k right choices, each right choice you select earns +1/k of the points, "
+                 "each wrong one you select costs 1/k, and the total never goes below 0.")
+
+
+class BadAnswer(ValueError):
+    """An answer of the wrong form; the message says what was expected and what was found."""
+
+
+def what(value) -> str:
+    """A short description of an untrusted value.
+
+    Never a full repr: a small YAML file can hold a list that aliases itself into billions of items.
+    """
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) and abs(value) > 1e15:
+        return "a very large number"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:36] + "...'"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def is_blank(value) -> bool:
+    """An unanswered question: nothing, an empty string or an empty list."""
+    return value is None or value == "" or value == []
+
+
+def _letter(value, letters: str) -> str:
+    if isinstance(value, str) and value.strip().lower() in letters:
+        return value.strip().lower()
+    raise BadAnswer(f"expected one letter of {', '.join(letters)}, got {what(value)}")
+
+
+def parse_single(value, letters: str, shape: tuple) -> str:
+    return _letter(value, letters)
+
+
+def parse_multiple(value, letters: str, shape: tuple) -> frozenset:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list):
+        raise BadAnswer(f"expected a list of letters like [a, c], got {what(value)}")
+    chosen = [_letter(item, letters) for item in items]
+    if len(set(chosen)) != len(chosen):
+        raise BadAnswer("the same letter is listed twice")
+    return frozenset(chosen)
+
+
+def parse_truefalse(value, letters: str, shape: tuple) -> bool:
+    if not isinstance(value, bool):
+        raise BadAnswer(f"expected true or false, got {what(value)}")
+    return value
+
+
+def parse_number(value, letters: str = "", shape: tuple = ()) -> float:
+    if isinstance(value, str) and _NUMBER.match(value.strip()):
+        value = float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadAnswer(f"expected a number like 0.25, got {what(value)}")
+    if isinstance(value, int) and abs(value) > 1e300 or not math.isfinite(value):
+        raise BadAnswer(f"expected a finite number, got {what(value)}")
+    return float(value)
+
+
+def parse_array(value, letters: str, shape: tuple) -> tuple:
+    """A list of numbers (shape (n,)) or a list of rows (shape (r, c)), as nested tuples."""
+    if len(shape) == 1:
+        if not isinstance(value, list) or len(value) != shape[0]:
+            raise BadAnswer(f"expected a list of {shape[0]} numbers, got {what(value)}")
+        try:
+            return tuple(parse_number(x) for x in value)
+        except BadAnswer as e:
+            raise BadAnswer(f"{e} in the list") from None
+    if not isinstance(value, list) or len(value) != shape[0]:
+        raise BadAnswer(f"expected a list of {shape[0]} rows of {shape[1]} numbers, got {what(value)}")
+    rows = []
+    for i, row in enumerate(value):
+        try:
+            rows.append(parse_array(row, letters, shape[1:]))
+        except BadAnswer as e:
+            raise BadAnswer(f"row {i + 1}: {e}") from None
+    return tuple(rows)
+
+
+def score_equal(value, answer, tolerance: float) -> float:
+    return float(value == answer)
+
+
+def score_multiple(value: frozenset, answer: frozenset, tolerance: float) -> float:
+    """+1/k per right choice selected, -1/k per wrong one, floor 0 (MULTIPLE_RULE)."""
+    return max(0.0, (len(value & answer) - len(value - answer)) / len(answer))
+
+
+def score_close(value, answer, tolerance: float) -> float:
+    return float(bool(np.all(np.abs(np.asarray(value) - np.asarray(answer)) <= tolerance + _SLACK)))
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How one kind of question is shown, answered and scored."""
+
+    label: str  # shown next to the question
+    form: str  # what an answer looks like; {n}, {rows}, {cols} and {letters} are filled in
+    parse: Callable  # (value, letters, shape) -> canonical answer, or raises BadAnswer
+    score: Callable  # (answer given, right answer, tolerance) -> fraction of the points, 0..1
+    choices: bool = False  # answered with choice letters
+    ndim: int | None = None  # answered with numbers: 0 a number, 1 a list, 2 a matrix
+    rule: str = ""  # scoring rule stated with the question when it is not all-or-nothing
+
+
+KINDS = {
+    "single": Kind("single choice", "one letter ({letters})", parse_single, score_equal, choices=True),
+    "multiple": Kind("select all that apply", "a list of all the right letters ({letters}), e.g. [a, c]",
+                     parse_multiple, score_multiple, choices=True, rule=MULTIPLE_RULE),
+    "truefalse": Kind("true or false", "true or false", parse_truefalse, score_equal),
+    "numeric": Kind("number", "a number, e.g. 0.25", parse_number, score_close, ndim=0),
+    "vector": Kind("list of numbers", "a list of {n} numbers, e.g. {example}", parse_array, score_close, ndim=1),
+    "matrix": Kind("matrix", "a list of {n} rows of {cols} numbers each, e.g. {example}", parse_array, score_close,
+                   ndim=2),
+}
+
+
+def form(kind: str, letters: str, shape: tuple) -> str:
+    """The expected form of an answer, in words, with an example of the right shape."""
+    example = np.arange(1, int(np.prod(shape)) + 1).reshape(shape) / 10 if shape else None
+    return KINDS[kind].form.format(letters=", ".join(letters), n=shape[0] if shape else 0,
+                                   cols=shape[-1] if shape else 0, example=_brackets(example))
+
+
+def _brackets(a) -> str:
+    if a is None:
+        return ""
+    if a.ndim == 1:
+        return "[" + ", ".join(f"{x:g}" for x in a) + "]"
+    return "[" + ", ".join(_brackets(row) for row in a) + "]"
+
+
+def parse(kind: str, value, letters: str, shape: tuple):
+    """The canonical answer, None when unanswered; raises BadAnswer for a wrong form."""
+    if is_blank(value):
+        return None
+    return KINDS[kind].parse(value, letters, shape)
