@@ -42,7 +42,10 @@ class Limits:
     max_processes: int = _f("processes and threads one submission may run at once", 16, minimum=1)
     max_file_kb: int = _f("largest file a submission may write, in KiB", 256, minimum=0)
     max_output_kb: int = _f("stdout/stderr kept per submission, in KiB; the rest is dropped", 16, minimum=1)
-    max_submission_kb: int = _f("largest submission file accepted, in KiB", 2048, minimum=1)
+    max_submission_kb: int = _f("largest submission file accepted, in KiB; for a notebook, the size of the "
+                                "code taken from its solution cells", 2048, minimum=1)
+    max_notebook_kb: int = _f("largest notebook file accepted, in KiB, outputs included (only the cells' "
+                              "sources are read)", 65536, minimum=1)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class Assignment:
     random_cases: int = _f("seeded random cases per randomised check", 3, minimum=1)
     quiz: Optional[str] = _f("quiz master relative to course.yaml (answers included)", None)
     quiz_points: float = _f("points for the whole quiz", 0, minimum=0)
+    notebook: Optional[str] = _f("the notebook's story (markdown with qkv directives) relative to course.yaml; "
+                                 "release then writes attention.ipynb too", None)
 
     def part(self, part_id: str) -> Part:
         for p in self.parts:

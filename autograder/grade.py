@@ -28,7 +28,7 @@ from autograder.errors import QkvError
 from autograder.plugin import GradingContext, run_suites
 from autograder.results import StudentResult, atomic_write
 from autograder.sandbox import Sandbox, layers
-from autograder.submission import Submission, discover
+from autograder.submission import Submission, answers_source, discover
 
 CHUNK = 50  # students per pytest session: large enough to amortise its start-up
 
@@ -52,7 +52,8 @@ def extra_tests_for(course: Course, assignment: Assignment, ref):
         return None
     from autograder import quiz  # noqa: PLC0415 - only assignments with a quiz need it
     master = quiz.load_quiz(course, assignment)
-    return lambda sub: quiz.grade_answers(course, assignment, sub.student, sub.answers, ref, master=master)
+    return lambda sub: quiz.grade_answers(course, assignment, sub.student, answers_source(course, sub), ref,
+                                          master=master)
 
 
 def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tuple[list[str], list[str]]:

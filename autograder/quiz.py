@@ -16,13 +16,13 @@ import numpy as np
 from autograder import cases, fixture
 from autograder.config import Assignment, Course
 from autograder.errors import QkvError
-from autograder.quiz_answers import Sheet, read_answers
+from autograder.quiz_answers import Answers, Sheet, read_answers
 from autograder.quiz_kinds import KINDS, LETTERS
 from autograder.quiz_master import (COMPUTE, PLACEHOLDER, Choice, Computed, Draw, Question, Quiz, load_quiz,
                                     parse_quiz)
 from autograder.results import TestResult
 
-__all__ = ["Posed", "Question", "Quiz", "check_answers_file", "grade_answers", "load_quiz", "parse_quiz",
+__all__ = ["Answers", "Posed", "Question", "Quiz", "check_answers_file", "grade_answers", "load_quiz", "parse_quiz",
            "read_answers", "show_answer", "variant"]
 
 
@@ -172,10 +172,11 @@ def _result(p: Posed, sheet: Sheet, course: Course) -> TestResult:
                       visibility=course.feedback.visibility)
 
 
-def grade_answers(course: Course, assignment: Assignment, student: str, answers_path: Path | None,
+def grade_answers(course: Course, assignment: Assignment, student: str, answers_path: Path | Answers | None,
                   reference, *, master: Quiz | None = None) -> list[TestResult]:
     """One TestResult per question (part "quiz"); never raises for anything in the answers file.
 
+    `answers_path` is the student's answers.yaml, or Answers already read from their notebook.
     A wrong form costs that question only; an unusable file (missing, too big, not UTF-8, not YAML,
     not a mapping) makes every question "ungradable" with the reason as its output. A broken quiz
     master is the instructor's to fix and raises QkvError. Pass `master` to skip reloading quiz.yaml.

@@ -18,6 +18,18 @@ ANSWERS_FILE = "answers.yaml"
 MAX_ANSWERS_BYTES = 64 * 1024  # a full answers file is about 2 KiB
 
 
+@dataclass(frozen=True)
+class Answers:
+    """Answers text read from somewhere other than a file of its own (a notebook's answers cell).
+
+    `text` is None when there is none to read, and `problem` then says why, in one line.
+    """
+
+    name: str  # how feedback names the source, e.g. "attention.ipynb (quiz answers cell)"
+    text: str | None
+    problem: str | None = None
+
+
 @dataclass
 class Sheet:
     """What could be read from one answers file."""
@@ -43,8 +55,14 @@ class Sheet:
         return sum(v is not None for v in self.values.values())
 
 
-def _read_text(path: Path | None, name: str) -> str:
+def _read_text(path: Path | Answers | None, name: str) -> str:
     """The file's text; raises BadAnswer with the one line to show when it cannot be used."""
+    if isinstance(path, Answers):
+        if path.text is None:
+            raise BadAnswer(path.problem or f"{name}: no quiz answers could be read")
+        if len(path.text.encode("utf-8")) > MAX_ANSWERS_BYTES:
+            raise BadAnswer(f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; the answers are a few lines")
+        return path.text
     if path is None:
         raise BadAnswer(f"{name}: not submitted, so no quiz answers could be graded")
     path = Path(path)
@@ -94,9 +112,12 @@ def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
     return data, lines
 
 
-def read_answers(path: Path | None, quiz) -> Sheet:
-    """Read an answers file against a quiz; never raises for anything in the file."""
-    name = Path(path).name if path is not None else ANSWERS_FILE
+def read_answers(path: Path | Answers | None, quiz) -> Sheet:
+    """Read an answers file (or answers already read, e.g. from a notebook) against a quiz.
+
+    Never raises for anything in the answers.
+    """
+    name = path.name if isinstance(path, Answers) else Path(path).name if path is not None else ANSWERS_FILE
     questions = {q.id: q for q in quiz.questions}
     sheet = Sheet(name, len(questions))
     try:

@@ -99,12 +99,12 @@ def render_markdown(quiz: Quiz, quiz_points: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def template(quiz: Quiz) -> str:
+def template(quiz: Quiz, *, check_command: str = CHECK_COMMAND) -> str:
     """The blank answers.yaml students fill in: every question id, no value, its form as a comment."""
     lines = [f"# Quiz answers: {quiz.title}",
              "# Write each answer after its question id, e.g. `dot-product: 3` or `key-and-value: [a, c]`.",
              "# Choice letters are those of your own copy of the quiz. Leave a line empty to skip a question.",
-             f"# Check the form of this file with: {CHECK_COMMAND}"]
+             f"# Check the form of this file with: {check_command}"]
     for number, q in enumerate(quiz.questions, 1):
         lines += ["", f"# {number}. {form(q.kind, q.letters, q.shape)}", f"{q.id}:"]
     return "\n".join(lines) + "\n"

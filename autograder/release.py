@@ -13,7 +13,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import compare, public_cases, public_checks, quiz_master, quiz_render, reference
+from autograder import compare, notebook_build, public_cases, public_checks, quiz_master, quiz_render, reference
 from autograder.config import Assignment, Course
 from autograder.errors import QkvError
 
@@ -65,12 +65,12 @@ def solution_blocks(source: str) -> list[tuple[int, int]]:
     return blocks
 
 
-def clear_solutions(r: Release) -> None:
-    """Replace each solution block by `raise NotImplementedError` at the block's indentation."""
-    lines = r.master.splitlines(keepends=True)
-    blocks = solution_blocks(r.master)
+def clear_text(source: str, name: str) -> str:
+    """The source with each solution block replaced by `raise NotImplementedError` at its indentation."""
+    lines = source.splitlines(keepends=True)
+    blocks = solution_blocks(source)
     if not blocks:
-        raise QkvError(f"{r.assignment.source}: no {BEGIN} markers")
+        raise QkvError(f"{name}: no {BEGIN} markers")
     out, last = [], 0
     for begin, end in blocks:
         indent = re.match(r"\s*", lines[begin]).group(0)
@@ -78,7 +78,12 @@ def clear_solutions(r: Release) -> None:
         out.append(f"{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError()\n")
         last = end + 1
     out += lines[last:]
-    r.files[STUDENT_FILE] = "".join(out)
+    return "".join(out)
+
+
+def clear_solutions(r: Release) -> None:
+    """Replace each solution block by `raise NotImplementedError` at the block's indentation."""
+    r.files[STUDENT_FILE] = clear_text(r.master, r.assignment.source if r.assignment else "the master")
 
 
 def _signatures(source: str) -> dict[str, tuple[str, str | None]]:
@@ -133,6 +138,26 @@ def add_quiz(r: Release) -> None:
     r.files["README.md"] += QUIZ_README.format(quiz=QUIZ_FILE, answers=ANSWERS_FILE)
 
 
+NOTEBOOK_README = """
+## Notebook
+
+Prefer Jupyter? `{notebook}` is the same exercise as a notebook, with the "two plus three" story,
+a check after each function, your attention table drawn next to the reference's{quiz}. Hand in
+either `attention.py` or `{notebook}`; `qkv check {notebook}` runs the public checks on it.
+"""
+
+
+def add_notebook(r: Release) -> None:
+    """The same exercise as a notebook, built from the story and the master, when the course has one."""
+    if not r.assignment.notebook:
+        return
+    cells = notebook_build.master_cells(r.course, r.assignment, master=r.master, quiz=r.quiz)
+    cells = notebook_build.student_cells(cells, lambda text: clear_text(text, r.assignment.source))
+    r.files[notebook_build.NOTEBOOK_FILE] = notebook_build.dumps(notebook_build.notebook_json(cells))
+    r.files["README.md"] += NOTEBOOK_README.format(
+        notebook=notebook_build.NOTEBOOK_FILE, quiz=" and the quiz with a cell for your answers" if r.quiz else "")
+
+
 def _quiz_secrets(r: Release) -> tuple[set[str], set[str]]:
     """The quiz master's answer lines, and sentences (feedback, the key's header) no release may hold."""
     if r.quiz is None:
@@ -150,6 +175,8 @@ def check_no_secrets(r: Release) -> None:
     suites = {p.name for p in SUITES_DIR.glob("test_*.py")}
     quiz_lines, quiz_texts = _quiz_secrets(r)
     for name, text in r.files.items():
+        if name.endswith(".ipynb"):  # what a reader of the notebook sees: its cells, not their JSON escaping
+            text = notebook_build.sources(text)
         if name in suites or BEGIN in text or END in text:
             raise QkvError(f"release: {name} would leak a hidden suite or solution markers")
         leaked = secret & {line.strip() for line in text.splitlines()}
@@ -163,7 +190,7 @@ def check_no_secrets(r: Release) -> None:
 
 
 STEPS = (read_master, clear_solutions, check_stub_signatures, add_public_checks, add_public_cases,
-         add_student_readme, add_quiz, check_no_secrets)
+         add_student_readme, add_quiz, add_notebook, check_no_secrets)
 
 
 def build(course: Course, assignment: Assignment) -> dict[str, str]:

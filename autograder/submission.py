@@ -25,30 +25,65 @@ class Submission:
     problem: str = ""  # why the submission cannot be graded at all, if it cannot
 
 
-def read_code(course: Course, path: Path) -> dict[str, bytes]:
-    """The files a worker gets for one submission: {'attention.py': source bytes}."""
-    path = Path(path)
-    limit = course.limits.max_submission_kb * 1024
+def _read_bytes(path: Path, limit: int) -> bytes:
     try:
         size = path.stat().st_size
         if size > limit:
             raise QkvError(f"{path}: {size} bytes, larger than the {limit}-byte limit")
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)  # never more, even if the file grew since stat()
     except FileNotFoundError:
         raise QkvError(f"{path}: not found") from None
     except IsADirectoryError:
         raise QkvError(f"{path}: is a folder; give the attention.py inside it") from None
     except OSError as e:
         raise QkvError(f"{path}: cannot read ({e.strerror})") from None
-    if path.suffix == ".ipynb":
+    if len(data) > limit:
+        raise QkvError(f"{path}: larger than the {limit}-byte limit")
+    return data
+
+
+def is_notebook(path: Path | None) -> bool:
+    return path is not None and Path(path).suffix == ".ipynb"
+
+
+def read_code(course: Course, path: Path) -> dict[str, bytes]:
+    """The files a worker gets for one submission: {'attention.py': source bytes}.
+
+    A notebook may be as large as limits.max_notebook_kb (outputs and images included); the code
+    taken from its solution cells must fit limits.max_submission_kb, like an attention.py.
+    """
+    path = Path(path)
+    limit = course.limits.max_submission_kb * 1024
+    if is_notebook(path):
         from autograder import notebook  # noqa: PLC0415 - only notebook submissions need it
-        data = notebook.extract_code(data, path)
-    else:
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise QkvError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
+        data = notebook.extract_code(_read_bytes(path, course.limits.max_notebook_kb * 1024), path)
+        if len(data) > limit:
+            raise QkvError(f"{path}: its solution cells hold {len(data)} bytes of code, "
+                           f"more than the {limit}-byte limit")
+        return {CODE_FILE: data}
+    data = _read_bytes(path, limit)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise QkvError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
     return {CODE_FILE: data}
+
+
+def answers_source(course: Course, sub: "Submission"):
+    """Where the quiz grader reads this student's answers: answers.yaml when there is one, else the
+    answers cell of their notebook (as quiz_answers.Answers), else None (nothing submitted)."""
+    if sub.answers is not None or not is_notebook(sub.code):
+        return sub.answers
+    from autograder import notebook  # noqa: PLC0415
+    from autograder.quiz_answers import Answers  # noqa: PLC0415
+    try:
+        data = _read_bytes(Path(sub.code), course.limits.max_notebook_kb * 1024)
+    except QkvError as e:  # named by the file's name only: this line goes into feedback
+        name = Path(sub.code).name
+        return Answers(f"{name} (quiz answers cell)", None,
+                       f"{str(e).replace(str(sub.code), name)}; no quiz answers could be graded")
+    return notebook.answers(data, sub.code)
 
 
 def _from_folder(folder: Path) -> Submission:

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_steps_run_in_this_order():
     assert [s.__name__ for s in release.STEPS] == [
         "read_master", "clear_solutions", "check_stub_signatures", "add_public_checks",
-        "add_public_cases", "add_student_readme", "add_quiz", "check_no_secrets"]
+        "add_public_cases", "add_student_readme", "add_quiz", "add_notebook", "check_no_secrets"]
 
 
 def test_committed_exercises_are_exactly_what_release_produces(course, assignment):
