@@ -32,3 +32,18 @@ def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]
             return [Line("attention.py", "fail", session.load.message)]
         call = _sandbox_call(session)
         return [public_checks.check_function(call, part.function, cases) for part in assignment.parts]
+
+
+def check_notebook_answers(course: Course, assignment: Assignment, path: Path) -> tuple[bool, list[str]]:
+    """The form of a notebook's quiz answers cell: (well-formed, one line per problem or one saying it is fine).
+
+    Returns (True, []) when the assignment has no quiz.
+    """
+    if not assignment.quiz:
+        return True, []
+    from autograder import quiz  # noqa: PLC0415 - only assignments with a quiz need it
+    master = quiz.load_quiz(course, assignment)
+    sub = submission.Submission(Path(path).stem, Path(path), None)
+    sheet = quiz.read_answers(submission.answers_source(course, sub), master)
+    problems = sheet.lines()
+    return not problems, problems or [f"{sheet.name}: well-formed, {sheet.answered} of {sheet.total} questions answered"]

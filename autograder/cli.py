@@ -49,7 +49,10 @@ def cmd_check(args) -> int:
         print(line)
     done = sum(line.status == "ok" for line in lines)
     print(f"\n{done} of {len(lines)} functions pass the public checks.")
-    return 0 if done == len(lines) else 1
+    quiz_ok, quiz_lines = check.check_notebook_answers(course, assignment, path) if path.suffix == ".ipynb" else (True, [])
+    for line in quiz_lines:
+        print(line)
+    return 0 if done == len(lines) and quiz_ok else 1
 
 
 def cmd_grade(args) -> int:
@@ -97,6 +100,17 @@ def cmd_demo(args) -> int:
     print()
     print((out / "graded" / "gradebook.csv").read_text(encoding="utf-8"), end="")
     return code
+
+def cmd_nbgrader_export(args) -> int:
+    from autograder import nbgrader_export
+    course = _course(args)
+    out = Path(args.dir)
+    for path in nbgrader_export.export(course, course.assignment(args.assignment), out=out):
+        print(f"wrote {path}")
+    print(f"next, in {out}: nbgrader generate_assignment {args.assignment}; "
+          f"then, with submissions in submitted/: nbgrader autograde {args.assignment}")
+    return 0
+
 
 def _check_answers(course, assignment, path: Path) -> int:
     from autograder import quiz
@@ -185,6 +199,13 @@ def build_parser() -> argparse.ArgumentParser:
         q = quiz_sub.add_parser(name, parents=[common], help=text)
         q.add_argument("--student", required=True, metavar="ID", help="student id: their numbers and choice order")
         q.set_defaults(func=func)
+
+    p = sub.add_parser("nbgrader", help="use the assignment in an nbgrader course")
+    nb_sub = p.add_subparsers(dest="nbgrader_command", required=True)
+    q = nb_sub.add_parser("export", parents=[common],
+                          help="write an nbgrader course (source notebook with hidden tests graded by qkv-kit)")
+    q.add_argument("dir", metavar="DIR", help="the nbgrader course folder to write into")
+    q.set_defaults(func=cmd_nbgrader_export)
     return parser
 
 

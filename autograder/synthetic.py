@@ -5,6 +5,7 @@ benchmark. Everything is written from the reference and the catalogue, so it sta
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from autograder import mistakes, reference, release
@@ -124,3 +125,21 @@ def write_class(reference_source: str, dest: Path, size: int | None = None, *, k
             (folder / "answers.yaml").write_text(text, encoding="utf-8")
         students.append(student)
     return students
+
+
+def notebook_submission(template: str, source: str, answers: str | None = None) -> str:
+    """A student's notebook: `template` (a released notebook's JSON text) with each solution cell
+    holding that function's text from `source` (an attention.py), and the answers cell `answers`."""
+    from autograder import notebook  # noqa: PLC0415
+
+    nb = json.loads(template)
+    spans = reference.function_spans(source)
+    lines = source.splitlines(keepends=True)
+    for cell in nb["cells"]:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if notebook.is_solution(cell) and grade_id in spans:
+            first, last = spans[grade_id]
+            cell["source"] = "".join(lines[first - 1:last])
+        elif answers is not None and cell.get("metadata", {}).get(notebook.ANSWERS_META, {}).get("answers"):
+            cell["source"] = answers
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"

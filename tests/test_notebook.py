@@ -1,0 +1,280 @@
+"""Notebook submissions: the code of the solution cells only, the answers cell, and untrusted JSON."""
+import dataclasses
+import json
+
+import pytest
+
+from autograder import mistakes, notebook, quiz, quiz_render, release, synthetic
+from autograder.cli import main
+from autograder.errors import QkvError
+from autograder.grade import grade
+from autograder.quiz_answers import Answers
+from autograder.submission import Submission, answers_source, read_code
+
+
+@pytest.fixture(scope="module")
+def released(course, assignment):
+    """The released notebook's JSON text."""
+    return release.build(course, assignment)["attention.ipynb"]
+
+
+@pytest.fixture(scope="module")
+def filled(released, reference_source):
+    """The released notebook with the reference in its solution cells."""
+    return synthetic.notebook_submission(released, reference_source)
+
+
+def cells_of(text: str) -> list[dict]:
+    return json.loads(text)["cells"]
+
+
+def with_cells(cells: list[dict]) -> bytes:
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+
+
+def code(source, metadata=None) -> dict:
+    return {"cell_type": "code", "metadata": metadata or {}, "source": source, "outputs": [], "execution_count": None}
+
+
+def extract(data: bytes) -> str:
+    return notebook.extract_code(data, "attention.ipynb").decode()
+
+
+# -- which cells are the student's code ----------------------------------------------------------
+
+def test_only_the_solution_cells_are_extracted_in_notebook_order(filled, reference_source):
+    code_text = extract(filled.encode())
+    for function in ("project", "score", "softmax", "aggregate", "attend"):
+        assert f"def {function}(" in code_text
+    assert "return Q @ K.T  # (n_q, n_k)" in code_text
+    assert "check(" not in code_text and "matplotlib" not in code_text and "public_checks" not in code_text
+    assert code_text.index("def project(") < code_text.index("def score(") < code_text.index("def attend(")
+    assert code_text.count("import numpy as np") == 1  # the prelude, as the notebook's setup cell has it
+
+
+def test_the_released_stubs_extract_to_functions_that_raise_not_implemented(released):
+    assert extract(released.encode()).count("raise NotImplementedError()") == 5
+
+
+def test_reordered_cells_keep_notebook_order(filled):
+    cells = cells_of(filled)
+    solutions = [c for c in cells if notebook.is_solution(c)]
+    others = [c for c in cells if not notebook.is_solution(c)]
+    code_text = extract(with_cells(solutions[::-1] + others))
+    assert code_text.index("def attend(") < code_text.index("def project(")
+
+
+def test_a_scratch_cell_without_metadata_is_not_taken_when_solution_cells_exist(filled):
+    cells = cells_of(filled) + [code("def softmax(S):\n    return S  # a scratch experiment\n")]
+    assert "a scratch experiment" not in extract(with_cells(cells))
+
+
+def test_without_nbgrader_metadata_the_cells_defining_the_functions_are_taken(filled):
+    cells = [{**c, "metadata": {}} for c in cells_of(filled)]
+    code_text = extract(with_cells(cells))
+    assert all(f"def {f}(" in code_text for f in ("project", "score", "softmax", "aggregate", "attend"))
+    assert "check(" not in code_text and "matplotlib" not in code_text
+
+
+def test_metadata_that_is_odd_counts_as_no_metadata(filled):
+    odd = [{}, {"nbgrader": "yes"}, {"nbgrader": {"solution": "true"}}, [], None]
+    cells = [{**c, "metadata": odd[i % len(odd)]} for i, c in enumerate(cells_of(filled))]
+    assert "def softmax(" in extract(with_cells(cells))  # fell back to the cells defining functions
+
+
+def test_a_deleted_function_cell_leaves_the_others(filled):
+    cells = [c for c in cells_of(filled) if c.get("id") != "softmax"]
+    code_text = extract(with_cells(cells))
+    assert "def softmax(" not in code_text and "def attend(" in code_text
+
+
+def test_source_as_a_string_or_a_list_of_lines_reads_the_same(filled):
+    cells = cells_of(filled)
+    as_strings = [{**c, "source": "".join(c["source"])} for c in cells]
+    assert extract(with_cells(as_strings)) == extract(with_cells(cells))
+
+
+@pytest.mark.parametrize("line", ["%timeit softmax(S)", "!pip install torch", "%%time", "    %debug"])
+def test_ipython_magics_in_a_solution_cell_are_rejected_with_cell_and_line(line):
+    cell = code(f"def softmax(S):\n    return S\n{line}\n", {"nbgrader": {"solution": True, "grade_id": "softmax"}})
+    with pytest.raises(QkvError, match=r"attention.ipynb: cell 1 \(softmax\), line 3: IPython magic") as e:
+        extract(with_cells([cell]))
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("source", [
+    "x = (1\n     % 2)\n",
+    "x = 1 \\\n    % 2\n",
+    'doc = """\n% not a magic inside a string\n!neither\n"""\n',
+    "ok = [1,\n      2] != [\n  3]\n",
+    "y = 5  # %timeit in a comment\n",
+])
+def test_percent_and_bang_that_are_python_are_not_magics(source):
+    assert notebook.magic_line(source) is None
+
+
+def test_magics_outside_the_solution_cells_are_fine(filled):
+    cells = cells_of(filled) + [code("%timeit softmax(np.ones((3, 3)))\n!ls\n")]
+    assert "%timeit" not in extract(with_cells(cells))
+
+
+# -- untrusted JSON: one clear line each ---------------------------------------------------------
+
+HOSTILE = {
+    "invalid JSON": (b'{"cells": [', "not a notebook: invalid JSON at line 1"),
+    "not UTF-8": (b'{"cells": ["caf\xe9"]}', "not UTF-8 text"),
+    "a JSON list": (b"[1, 2, 3]", "not a notebook: no list of cells"),
+    "cells not a list": (b'{"cells": 3}', "not a notebook: no list of cells"),
+    "nbformat 3": (b'{"worksheets": [{"cells": []}], "nbformat": 3}', "an old (nbformat 3) notebook"),
+    "a cell that is not an object": (b'{"cells": ["print(1)"]}', "cell 1 is not a JSON object"),
+    "a number as source": (b'{"cells": [{"cell_type": "code", "source": 42}]}', "cell 1: its source is not text"),
+    "a list of numbers as source": (b'{"cells": [{"cell_type": "code", "source": ["def softmax(S):", 1]}]}',
+                                    "cell 1: its source is not text"),
+    "a NUL character": (b'{"cells": [{"cell_type": "code", "source": "def softmax(S):\\u0000"}]}', "NUL character"),
+    "a lone surrogate": (b'{"cells": [{"cell_type": "code", "source": "def softmax(S): \\ud800"}]}',
+                         "not valid text"),
+    "nested too deeply": (b'{"cells": ' + b"[" * 200_000 + b"]" * 200_000 + b"}", "nested too deeply"),
+    "a 5000-digit number": (b'{"cells": [], "n": ' + b"9" * 5000 + b"}", "invalid JSON"),
+    "no cells at all": (b'{"cells": [], "metadata": {}}', "no solution cells, and no cell defines"),
+    "only markdown": (b'{"cells": [{"cell_type": "markdown", "source": "def softmax(S): pass"}]}', "no solution cells"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_a_broken_notebook_is_one_line_naming_the_file_and_the_problem(case):
+    data, message = HOSTILE[case]
+    with pytest.raises(QkvError) as e:
+        notebook.extract_code(data, "/somewhere/bob.ipynb")
+    text = str(e.value)
+    assert text.startswith("bob.ipynb: ") and message in text and "\n" not in text and "/somewhere" not in text
+
+
+def test_a_50mb_output_is_read_over_and_the_code_taken(tmp_path, course, filled):
+    nb = json.loads(filled)
+    heatmap = next(c for c in nb["cells"] if c.get("id") == "heatmap")
+    heatmap["outputs"] = [{"output_type": "display_data", "metadata": {},
+                           "data": {"image/png": "A" * (50 * 1024 * 1024), "text/plain": "<Figure>"}}]
+    path = tmp_path / "attention.ipynb"
+    path.write_text(json.dumps(nb))
+    files = read_code(course, path)
+    assert b"def softmax(" in files["attention.py"] and len(files["attention.py"]) < 20_000
+
+
+def test_a_notebook_above_its_own_limit_is_refused(tmp_path, course, filled):
+    small = dataclasses.replace(course, limits=dataclasses.replace(course.limits, max_notebook_kb=8))
+    path = tmp_path / "attention.ipynb"
+    path.write_text(filled)
+    with pytest.raises(QkvError, match="larger than the 8192-byte limit"):
+        read_code(small, path)
+
+
+def test_solution_cells_holding_more_code_than_a_submission_may_are_refused(tmp_path, course):
+    path = tmp_path / "attention.ipynb"
+    path.write_bytes(with_cells([code("def softmax(S):\n" + "    x = 1\n" * 400_000, {"nbgrader": {"solution": True}})]))
+    with pytest.raises(QkvError, match="solution cells hold .* more than the 2097152-byte limit"):
+        read_code(course, path)
+
+
+# -- the quiz answers cell -----------------------------------------------------------------------
+
+def test_the_answers_cell_is_read_like_answers_yaml(filled):
+    nb = json.loads(synthetic.notebook_submission(filled, "", answers="dot-product: 3\n"))
+    got = notebook.answers(json.dumps(nb).encode(), "attention.ipynb")
+    assert got.text == "dot-product: 3\n" and got.problem is None and "attention.ipynb" in got.name
+
+
+def test_a_raw_cell_starting_like_the_template_is_the_answers_cell_when_metadata_is_lost(filled):
+    cells = [{**c, "metadata": {}} for c in cells_of(filled)]
+    got = notebook.answers(with_cells(cells), "attention.ipynb")
+    assert got.text.startswith(notebook.ANSWERS_HEADER)
+
+
+def test_no_answers_cell_is_a_reason_not_an_exception(filled):
+    cells = [c for c in cells_of(filled) if c.get("id") != "answers"]
+    got = notebook.answers(with_cells(cells), "attention.ipynb")
+    assert got.text is None and "no quiz answers cell" in got.problem
+
+
+def test_answers_yaml_beside_the_notebook_wins_over_its_answers_cell(tmp_path, course):
+    (tmp_path / "attention.ipynb").write_text("{}")
+    (tmp_path / "answers.yaml").write_text("dot-product: 3\n")
+    sub = Submission("alice", tmp_path / "attention.ipynb", tmp_path / "answers.yaml")
+    assert answers_source(course, sub) == tmp_path / "answers.yaml"
+    broken = answers_source(course, Submission("alice", tmp_path / "attention.ipynb", None))
+    assert isinstance(broken, Answers) and "no list of cells" in broken.problem and str(tmp_path) not in broken.problem
+
+
+def test_answers_text_goes_through_the_same_parsing_as_a_file(course, assignment, ref):
+    master = quiz.load_quiz(course, assignment)
+    sheet = quiz.read_answers(Answers("attention.ipynb (quiz answers cell)", "dot-product: [1\n"), master)
+    assert sheet.fatal.startswith("attention.ipynb (quiz answers cell): invalid YAML at line")
+
+
+# -- grading and checking notebooks ----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def graded_notebooks(tmp_path_factory, course, assignment, ref, released, reference_source):
+    tmp = tmp_path_factory.mktemp("nbclass")
+    subs, out = tmp / "subs", tmp / "out"
+    master = quiz.load_quiz(course, assignment)
+    key = quiz_render.answer_key(master, quiz.variant(master, course, assignment, "alice", ref), "alice")
+    axis0 = mistakes.by_id("softmax_axis0").mutant_source(reference_source)
+    notebooks = {
+        "alice/attention.ipynb": synthetic.notebook_submission(released, reference_source, key),
+        "bob.ipynb": synthetic.notebook_submission(released, axis0),
+        "carol/attention.ipynb": '{"cells": [',
+        "dave/attention.ipynb": synthetic.notebook_submission(released, reference_source),
+    }
+    dave = json.loads(notebooks["dave/attention.ipynb"])
+    cell = next(c for c in dave["cells"] if c.get("id") == "score")
+    cell["source"] = cell["source"].replace("    return Q @ K.T", "    %time\n    return Q @ K.T")
+    notebooks["dave/attention.ipynb"] = json.dumps(dave)
+    for name, text in notebooks.items():
+        (subs / name).parent.mkdir(parents=True, exist_ok=True)
+        (subs / name).write_text(text)
+    (subs / "erin").mkdir()  # a folder with the notebook and an answers.yaml that wins over its cell
+    (subs / "erin" / "attention.ipynb").write_text(notebooks["alice/attention.ipynb"])
+    (subs / "erin" / "answers.yaml").write_text("dot-product: [\n")
+    grade(course, subs, assignment="attention", out=out, jobs=2, progress=False, pages=False)
+    from autograder import results
+    return {s: results.read(results.path_for(out, s)) for s in ("alice", "bob", "carol", "dave", "erin")}
+
+
+def test_a_notebook_with_the_reference_and_the_key_scores_full_marks(graded_notebooks):
+    r = graded_notebooks["alice"]
+    assert r.status == "graded" and r.total == r.max_total == 120
+
+
+def test_a_single_notebook_file_is_graded_and_its_mistake_named(graded_notebooks):
+    r = graded_notebooks["bob"]
+    assert r.part_score("softmax") < 20 and r.part_score("project") == 20
+    assert any("normalise along the last axis" in t.output for t in r.tests if t.part == "softmax")
+
+
+def test_a_malformed_notebook_is_ungradable_with_one_line_and_the_batch_goes_on(graded_notebooks):
+    r = graded_notebooks["carol"]
+    assert r.status == "ungradable: attention.ipynb: not a notebook: invalid JSON at line 1: Expecting value"
+    assert r.total == 0
+    assert all("not a notebook" in t.output for t in r.tests if t.part == "quiz")
+
+
+def test_a_magic_in_a_solution_cell_makes_the_notebook_ungradable_with_its_place(graded_notebooks):
+    assert graded_notebooks["dave"].status.startswith(
+        "ungradable: attention.ipynb: cell 7 (score), line 12: IPython magic '%time'; the grader runs plain Python")
+
+
+def test_an_answers_yaml_beside_a_notebook_is_the_one_graded(graded_notebooks):
+    r = graded_notebooks["erin"]
+    assert r.part_score("attend") == 20 and r.part_score("quiz") == 0
+    assert all(t.output.startswith("answers.yaml: invalid YAML") for t in r.tests if t.part == "quiz")
+
+
+def test_check_on_a_notebook_runs_the_public_checks_and_the_answers_form(tmp_path, capsys, course, filled):
+    path = tmp_path / "attention.ipynb"
+    path.write_text(filled)
+    assert main(["check", str(path), "--course", str(course.root)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("PASS") == 5 and "attention.ipynb (quiz answers cell): well-formed, 0 of 18" in out
+    path.write_text(synthetic.notebook_submission(filled, "", answers="dot-product: [1\n"))
+    assert main(["check", str(path), "--course", str(course.root)]) == 1
+    assert "invalid YAML at line" in capsys.readouterr().out
