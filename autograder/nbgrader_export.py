@@ -50,9 +50,7 @@ def test_cell(part: str, points: float, assignment: Assignment, what: str) -> di
     """An nbgrader autograder-test cell (grade, locked, points) for one part or the quiz."""
     source = TEST_CELL.format(what=what, points=points, part=part, assignment=assignment.id)
     grade_id = f"test_{part}"
-    return notebook_build.code_cell(grade_id, source, {"nbgrader": {
-        "grade": True, "grade_id": grade_id, "locked": True, "points": points,
-        "schema_version": notebook_build.NBGRADER_SCHEMA, "solution": False}})
+    return notebook_build.code_cell(grade_id, source, notebook_build.nbgrader_meta(grade_id, locked=True, points=points))
 
 
 def with_tests(cells: list[dict], assignment: Assignment) -> list[dict]:

@@ -157,7 +157,7 @@ def code_cells(data: bytes, path) -> list[tuple[str, str]]:
 
 def extract_code(data: bytes, path) -> bytes:
     """The Python module made of the notebook's solution cells (see the module docstring)."""
-    parts = [f"# The solution cells of {Path(path).name}, in notebook order.\n", PRELUDE]
+    parts = ["# The solution cells of the notebook, in notebook order.\n", PRELUDE]  # no file name: it is untrusted
     for label, source in code_cells(data, path):
         parts.append(f"\n# {label}\n{source.rstrip()}\n")
     return "".join(parts).encode("utf-8")

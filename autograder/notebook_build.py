@@ -79,7 +79,7 @@ plt.show()
 
 @dataclass(frozen=True)
 class Directive:
-    what: str  # setup | function | heatmap | quiz
+    what: str  # setup | function | heatmap | quiz | answers
     arg: str | None
     line: int
 
@@ -107,7 +107,8 @@ def _lines(text: str) -> list[str]:
     return text.strip("\n").splitlines(keepends=True)
 
 
-def _nbgrader(grade_id: str, *, solution: bool = False, locked: bool = False, points: float | None = None) -> dict:
+def nbgrader_meta(grade_id: str, *, solution: bool = False, locked: bool = False, points: float | None = None) -> dict:
+    """nbgrader cell metadata, schema 3; `points` makes it a graded cell."""
     meta = {"grade": points is not None, "grade_id": grade_id, "locked": locked, "schema_version": NBGRADER_SCHEMA,
             "solution": solution}
     if points is not None:
@@ -158,7 +159,11 @@ def _quiz_cell(what: str, quiz, assignment: Assignment) -> dict:
 def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=None) -> list[dict]:
     """The notebook's cells with the solutions in (between solution markers)."""
     story_name = assignment.notebook or "notebook"
-    story = parse_story(course.path(story_name).read_text(encoding="utf-8"), story_name)
+    try:
+        text = course.path(story_name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise QkvError(f"{story_name}: cannot read the notebook's story ({getattr(e, 'strerror', None) or e})") from None
+    story = parse_story(text, story_name)
     prelude, functions = _master_parts(master, assignment.source)
     cells, seen, n_text = [], [], 0
     for item in story:
@@ -171,16 +176,16 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
         if seen.count(seen[-1]) > 1:
             raise QkvError(f"{where}: '{seen[-1]}' appears twice")
         if item.what == "setup":
-            cells.append(code_cell("setup", prelude + "\n" + SETUP, _nbgrader("setup", locked=True)))
+            cells.append(code_cell("setup", prelude + "\n" + SETUP, nbgrader_meta("setup", locked=True)))
         elif item.what == "function":
             if item.arg not in functions:
                 raise QkvError(f"{where}: {assignment.source} has no function {item.arg!r}")
             if "setup" not in seen:
                 raise QkvError(f"{where}: the setup directive must come before the first function")
-            cells.append(code_cell(item.arg, functions[item.arg], _nbgrader(item.arg, solution=True)))
-            cells.append(code_cell(f"check_{item.arg}", f'check("{item.arg}")', _nbgrader(f"check_{item.arg}", locked=True)))
+            cells.append(code_cell(item.arg, functions[item.arg], nbgrader_meta(item.arg, solution=True)))
+            cells.append(code_cell(f"check_{item.arg}", f'check("{item.arg}")', nbgrader_meta(f"check_{item.arg}", locked=True)))
         elif item.what == "heatmap":
-            cells.append(code_cell("heatmap", HEATMAP.format(tokens=list(fixture.TOKENS)), _nbgrader("heatmap", locked=True)))
+            cells.append(code_cell("heatmap", HEATMAP.format(tokens=list(fixture.TOKENS)), nbgrader_meta("heatmap", locked=True)))
         elif item.what in ("quiz", "answers"):
             if quiz is None:
                 raise QkvError(f"{where}: a {item.what} directive, but assignment '{assignment.id}' has no quiz")

@@ -141,10 +141,12 @@ def add_quiz(r: Release) -> None:
 NOTEBOOK_README = """
 ## Notebook
 
-Prefer Jupyter? `{notebook}` is the same exercise as a notebook, with the "two plus three" story,
-a check after each function, your attention table drawn next to the reference's{quiz}. Hand in
-either `attention.py` or `{notebook}`; `qkv check {notebook}` runs the public checks on it.
+Prefer Jupyter? `{notebook}` is the same exercise as a notebook: the "two plus three" story, a
+check after each function, and your attention table drawn next to the reference's.{quiz}
+Hand in either `attention.py` or `{notebook}`; `qkv check {notebook}` runs the public checks on it.
 """
+NOTEBOOK_QUIZ = """
+Its answers cell takes your quiz answers, written as in `answers.yaml`."""
 
 
 def add_notebook(r: Release) -> None:
@@ -155,7 +157,7 @@ def add_notebook(r: Release) -> None:
     cells = notebook_build.student_cells(cells, lambda text: clear_text(text, r.assignment.source))
     r.files[notebook_build.NOTEBOOK_FILE] = notebook_build.dumps(notebook_build.notebook_json(cells))
     r.files["README.md"] += NOTEBOOK_README.format(
-        notebook=notebook_build.NOTEBOOK_FILE, quiz=" and the quiz with a cell for your answers" if r.quiz else "")
+        notebook=notebook_build.NOTEBOOK_FILE, quiz=NOTEBOOK_QUIZ if r.quiz else "")
 
 
 def _quiz_secrets(r: Release) -> tuple[set[str], set[str]]:
