@@ -68,7 +68,7 @@ def test_the_honest_student_keeps_full_marks(batch):
 
 
 @pytest.mark.parametrize("student", ["monkeypatch_numpy", "always_equal_subclass", "peek_frames_and_gc",
-                                     "fake_runner_output", "conftest_and_numpy"])
+                                     "fake_runner_output", "conftest_and_numpy", "odd_return_values"])
 def test_cheats_earn_nothing(batch, student):
     r = result(batch, student)
     assert r.total == 0, [(t.name, t.output) for t in r.tests if t.score]

@@ -104,3 +104,10 @@ def test_frames_round_trip():
     header = wire.parse_header(frame[4:4 + size])
     value, _ = wire.decode_value(header["value"], frame[4 + size:])
     assert np.array_equal(value[0], S) and value[1] is None and np.array_equal(value[2][1], S[1])
+
+
+def test_messages_from_the_child_become_one_printable_line(sb):
+    with session(sb, "def f(S):\n    raise ValueError('two\\nlines\\x1b[31m and an escape')\n") as s:
+        r = s.call("f", [S])
+    assert r.kind == "raised" and "\n" not in r.message and "\x1b" not in r.message
+    assert "two lines" in r.message
