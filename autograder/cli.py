@@ -47,6 +47,8 @@ def cmd_check(args) -> int:
     lines = check.check_file(course, assignment, path)
     for line in lines:
         print(line)
+    if [line.function for line in lines] == ["attention.py"]:  # it did not even load
+        return 1
     done = sum(line.status == "ok" for line in lines)
     print(f"\n{done} of {len(lines)} functions pass the public checks.")
     return 0 if done == len(lines) else 1

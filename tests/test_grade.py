@@ -160,3 +160,12 @@ def test_run_metadata_records_isolation_seed_and_versions(graded, course):
     meta = json.loads((out / "run.json").read_text())
     assert meta["isolation"] == summary.isolation and meta["course_seed"] == course.seed
     assert {"qkv-kit", "python", "numpy"} <= set(meta["versions"])
+
+
+def test_hidden_attend_feedback_points_at_the_failing_callee(graded):
+    out, _ = graded
+    r = results.read(out / "results" / "mistake_softmax_axis0.json")
+    attend = [t for t in r.tests if t.part == "attend" and t.outcome == "failed"]
+    assert attend and all("softmax() fails on its own" in t.output for t in attend)
+    honest = results.read(out / "results" / "mistake_score_scaled.json")
+    assert not any("fails on its own" in t.output for t in honest.tests if t.part != "attend")
