@@ -160,3 +160,15 @@ def test_run_metadata_records_isolation_seed_and_versions(graded, course):
     meta = json.loads((out / "run.json").read_text())
     assert meta["isolation"] == summary.isolation and meta["course_seed"] == course.seed
     assert {"qkv-kit", "python", "numpy"} <= set(meta["versions"])
+
+
+def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, course, assignment):
+    """Warnings printed by student code must not carry the random sandbox folder: reruns stay identical."""
+    subs = tmp_path / "subs"
+    synthetic.write_class(course.path(assignment.source).read_text(), subs, kinds=["mistake_softmax_no_max"])
+    for out in ("first", "second"):
+        grade(course, subs, assignment="attention", out=tmp_path / out, jobs=1, progress=False, pages=False)
+    first, second = (tmp_path / out / "results" / "mistake_softmax_no_max.json" for out in ("first", "second"))
+    output = results.read(first).output
+    assert "attention.py:" in output and "qkv-sub-" not in output
+    assert first.read_bytes() == second.read_bytes()
