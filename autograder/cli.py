@@ -50,11 +50,22 @@ def cmd_check(args) -> int:
     return 0 if done == len(lines) else 1
 
 
+def _executor(args):
+    if args.executor == "local":
+        if args.scheduler:
+            raise QkvError("--scheduler is only for --executor dask")
+        return None
+    if not args.scheduler:
+        raise QkvError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
+    from autograder import dask_executor
+    return dask_executor.DaskExecutor(args.scheduler)
+
+
 def cmd_grade(args) -> int:
     from autograder import grade
     course = _course(args)
     summary = grade.grade(course, Path(args.submissions), assignment=args.assignment, out=Path(args.out),
-                          jobs=args.jobs, force=args.force, progress=not args.quiet)
+                          jobs=args.jobs, force=args.force, progress=not args.quiet, executor=_executor(args))
     for line in summary.skipped:
         print(f"qkv: {line}", file=sys.stderr)
     for line in summary.errors:
@@ -120,7 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade", parents=[common], help="grade a folder of submissions")
     p.add_argument("submissions", metavar="SUBMISSIONS", help="folder of student folders or files")
     p.add_argument("--out", required=True, metavar="DIR", help="where the gradebook and results go")
-    p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="grading processes, or with dask the workers to spread over (default: this machine's cores)")
+    p.add_argument("--executor", choices=["local", "dask"], default="local",
+                   help="where grading runs: processes on this machine, or a Dask cluster (default: local)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--force", action="store_true", help="regrade students that already have results")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     p.set_defaults(func=cmd_grade)
@@ -134,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=int, metavar="N", help="number of students (default: one of each kind)")
     p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_demo)
+    p.set_defaults(func=cmd_demo, executor="local", scheduler=None)
     return parser
 
 
