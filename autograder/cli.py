@@ -80,6 +80,29 @@ def cmd_grade(args) -> int:
     return 0
 
 
+def cmd_gradescope(args) -> int:
+    from autograder import gradescope
+    from autograder.config import course_file
+    course = _course(args)
+    path = gradescope.build_zip(course, course_file(args.course), assignment=args.assignment, out=Path(args.out))
+    print(f"wrote {path}: upload it as the assignment's autograder on Gradescope")
+    return 0
+
+
+def cmd_gradescope_run(args) -> int:
+    from autograder import gradescope
+    course = _course(args)
+    root = Path(args.root) if args.root else gradescope.default_root()
+    data = gradescope.run(course, assignment=args.assignment, root=root)
+    extra = data["extra_data"]
+    print(f"{extra['student']}: {data['score']:g} points; {data['output']}")
+    print(f"isolation: {extra['isolation']}")
+    for line in extra["grader_errors"]:
+        print(f"qkv: grader error: {line}", file=sys.stderr)
+    print(f"wrote {root / 'results' / 'results.json'} in {data['execution_time']:.1f} s")
+    return 0
+
+
 def cmd_validate(args) -> int:
     from autograder import validate
     course = _course(args)
@@ -139,6 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="regrade students that already have results")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("gradescope", parents=[common], help="build the Gradescope autograder zip")
+    p.add_argument("--out", default="autograder.zip", metavar="ZIP", help="the zip to write (default: autograder.zip)")
+    p.set_defaults(func=cmd_gradescope)
+
+    p = sub.add_parser("gradescope-run", parents=[common],
+                       help="grade the one submission inside Gradescope's container (run_autograder calls this)")
+    p.add_argument("--root", metavar="DIR", help="Gradescope's folder (default: $QKV_GRADESCOPE_ROOT or /autograder)")
+    p.set_defaults(func=cmd_gradescope_run)
 
     p = sub.add_parser("validate", parents=[common], help="prove the hidden suites on known submissions")
     p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")
