@@ -8,9 +8,10 @@ import sys
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from autograder import cases, results, synthetic
+from autograder import cases, gradescope, results, synthetic
 from autograder.cli import main
 from autograder.grade import grade
 
@@ -48,6 +49,8 @@ def test_gradebook_has_the_design_header_and_one_sorted_row_per_student(graded):
 def test_results_json_follows_gradescope_format(graded):
     out, _ = graded
     data = json.loads((out / "results" / "mistake_softmax_axis0.json").read_text())
+    schema = json.loads(gradescope.SCHEMA.read_text())
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(data)) == []
     assert set(data) >= {"score", "tests", "output", "visibility"}
     for t in data["tests"]:
         assert set(t) >= {"name", "score", "max_score", "status", "output", "visibility", "tags"}
