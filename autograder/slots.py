@@ -20,7 +20,7 @@ MAX_SLOTS = 1024  # uids 61000..62023, well below nobody (65534)
 
 def slot_dir() -> Path:
     """Where the lock files live: /run/qkv-slots for root (only root can write /run), else per user."""
-    if os.geteuid() == 0 and os.path.isdir("/run"):
+    if os.geteuid() == 0 and os.access("/run", os.W_OK):
         return Path("/run/qkv-slots")
     return Path(tempfile.gettempdir()) / f"qkv-slots-{os.geteuid()}"
 
