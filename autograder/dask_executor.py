@@ -20,7 +20,7 @@ import threading
 import uuid
 from pathlib import Path
 
-from autograder import __version__, reference, results
+from autograder import __version__, reference, results, slots
 from autograder.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grade import make_context
@@ -55,7 +55,6 @@ class GradingPlugin(WorkerPlugin):
         if self.version != __version__:
             raise RuntimeError(f"this worker has qkv-kit {__version__}, the client {self.version}")
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
-        from autograder import slots  # noqa: PLC0415 - only on the worker
         assignment = self.course.assignment(self.assignment_id)
         ref = reference.from_source(self.reference_source, where=f"reference of '{assignment.id}'")
         self.slot = slots.claim()
@@ -91,7 +90,8 @@ class DaskExecutor:
 
     Args:
         scheduler: the scheduler's address, e.g. tcp://10.0.0.5:8786.
-        window: chunks in flight per worker thread; bounds what the client holds in memory.
+        window: chunks in flight per worker thread (workers that join later count too); bounds
+            what the client holds in memory.
         timeout_s: how long to wait for the scheduler, and for a first worker.
     """
 
@@ -115,6 +115,8 @@ class DaskExecutor:
 
     def __call__(self, course: Course, assignment: Assignment, chunks, out: Path, jobs: int):
         """Yield (students done, errors) per chunk as workers finish them."""
+        if not chunks:  # everyone was graded before: no need for a cluster
+            return
         path = course.path(assignment.source)
         reference.load(path)  # a broken reference fails here, once, rather than on every worker
         source = path.read_text(encoding="utf-8")
@@ -138,16 +140,19 @@ class DaskExecutor:
         pending = iter(chunks)
         running = distributed.as_completed(loop=client.loop)
 
-        def submit_next() -> None:
-            chunk = next(pending, None)
-            if chunk is not None:  # read here, on the client: workers see no shared disk
+        def fill() -> None:
+            target = max(1, self.window * sum(client.nthreads().values()))
+            while running.count() < target:
+                chunk = next(pending, None)
+                if chunk is None:
+                    return
+                # Read here, on the client: workers see no shared disk.
                 running.add(client.submit(_grade_on_worker, plugin_name, [with_files(course, s) for s in chunk],
                                           pure=False))
 
-        for _ in range(max(1, self.window * sum(client.nthreads().values()))):
-            submit_next()
+        fill()
         for future in running:
-            submit_next()
+            fill()
             try:
                 graded, errors = future.result()
             except Exception as e:  # a worker died (e.g. KilledWorker): those students stay ungraded

@@ -116,3 +116,12 @@ def test_executor_options_that_cannot_work_are_one_line_exit_2(tmp_path, course,
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("qkv: error: ") and message in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_rerun_with_everyone_graded_needs_no_cluster(tmp_path, course, reference_source):
+    subs = tmp_path / "subs"
+    synthetic.write_class(reference_source, subs, kinds=["honest_reference"])
+    grade(course, subs, assignment="attention", out=tmp_path / "out", jobs=1, progress=False, pages=False)
+    summary = grade(course, subs, assignment="attention", out=tmp_path / "out", progress=False, pages=False,
+                    executor=dask_executor.DaskExecutor("tcp://127.0.0.1:1", timeout_s=0.5))
+    assert (summary.graded, summary.reused) == (0, 1)
