@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench venv clean schema
+.PHONY: demo test bench bench-dask venv clean schema
 
 venv: $(STAMP)
 
@@ -22,6 +22,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
+
+bench-dask: $(STAMP)
+	$(BIN)/python scripts/bench_dask.py
 
 schema: $(STAMP)
 	$(BIN)/python -m autograder.config > course.schema.json

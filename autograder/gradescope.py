@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import tempfile
 import time
@@ -56,6 +57,7 @@ RUN_AUTOGRADER = """\
 #!/usr/bin/env bash
 # Gradescope runs this for every submission, as root, in /autograder: grade
 # /autograder/submission in qkv-kit's sandbox and write /autograder/results/results.json.
+# QKV_GRADESCOPE_ROOT and QKV_GRADESCOPE_PYTHON replace /autograder and its venv's python (tests).
 set -euo pipefail
 ROOT="${{QKV_GRADESCOPE_ROOT:-/autograder}}"
 SOURCE="$ROOT/source"
@@ -63,7 +65,7 @@ PYTHON="${{QKV_GRADESCOPE_PYTHON:-$ROOT/venv/bin/python}}"
 export PYTHONPATH="$SOURCE${{PYTHONPATH:+:$PYTHONPATH}}"  # the kit exactly as this zip ships it
 export OPENBLAS_NUM_THREADS=1
 cd "$ROOT"
-exec "$PYTHON" -m autograder.cli gradescope-run --course "$SOURCE/{course_file}" --assignment {assignment} --root "$ROOT"
+exec "$PYTHON" -m autograder.cli gradescope-run --course "$SOURCE"/{course_file} --assignment {assignment} --root "$ROOT"
 """
 
 
@@ -101,7 +103,8 @@ def build_zip(course: Course, course_path: Path, *, assignment: str, out: Path) 
     """Write the Gradescope autograder zip for one assignment; returns its path."""
     course.assignment(assignment)
     scripts = {"setup.sh": SETUP_SH,
-               "run_autograder": RUN_AUTOGRADER.format(course_file=course_path.name, assignment=assignment)}
+               "run_autograder": RUN_AUTOGRADER.format(course_file=shlex.quote(course_path.name),
+                                                       assignment=shlex.quote(assignment))}
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")

@@ -92,14 +92,16 @@ def hostile(reference_source: str) -> str:
 
 
 @pytest.mark.parametrize("make", [correct, buggy, hostile])
-def test_run_autograder_writes_valid_gradescope_results(tmp_path, autograder_zip, schema, course, reference_source, make):
+def test_run_autograder_writes_valid_gradescope_results(tmp_path, autograder_zip, schema, reference_source, make):
     root = fake_autograder_root(tmp_path, autograder_zip, {"attention.py": make(reference_source)})
+    course_yaml = root / "source" / "course.yaml"  # a visibility other than the default shows where it comes from
+    course_yaml.write_text(course_yaml.read_text().replace("visibility: after_published", "visibility: after_due_date"))
     proc = run_autograder(root)
     assert proc.returncode == 0, proc.stderr
     data = json.loads((root / "results" / "results.json").read_text())
     assert list(schema.iter_errors(data)) == []
     assert data["extra_data"]["student"] == "ada@example.edu"
-    assert {t["visibility"] for t in data["tests"]} == {course.feedback.visibility}
+    assert data["visibility"] == "after_due_date" and {t["visibility"] for t in data["tests"]} == {"after_due_date"}
     if make is correct:
         assert data["score"] == 100 and {t["status"] for t in data["tests"]} == {"passed"}
     elif make is buggy:
