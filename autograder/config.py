@@ -213,11 +213,15 @@ def parse_course(data, *, root: Path = Path("."), name: str = COURSE_FILE) -> Co
     return dataclasses.replace(course, root=root)
 
 
+def course_file(path: Path | str | None = None) -> Path:
+    """The course file a --course argument names: a file, or course.yaml in a folder (default: ./course.yaml)."""
+    path = Path(path) if path else Path(COURSE_FILE)
+    return path / COURSE_FILE if path.is_dir() else path
+
+
 def load_course(path: Path | str | None = None) -> Course:
     """Read and validate course.yaml (default: ./course.yaml)."""
-    path = Path(path) if path else Path(COURSE_FILE)
-    if path.is_dir():
-        path = path / COURSE_FILE
+    path = course_file(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

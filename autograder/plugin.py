@@ -120,7 +120,7 @@ class SuitePlugin:
         if session.config.option.collectonly:
             return None
         for sub in self.submissions:
-            run = _StudentRun(sub)
+            run = _StudentRun(sub, files=sub.files)
             results = [self._run_test(run, test) for test in self.tests]
             self._finish(run, results)
         return True
