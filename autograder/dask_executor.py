@@ -20,7 +20,7 @@ import threading
 import uuid
 from pathlib import Path
 
-from autograder import __version__, reference, results, slots
+from autograder import __version__, reference, results
 from autograder.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grade import make_context
@@ -57,17 +57,14 @@ class GradingPlugin(WorkerPlugin):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
         assignment = self.course.assignment(self.assignment_id)
         ref = reference.from_source(self.reference_source, where=f"reference of '{assignment.id}'")
-        self.slot = slots.claim()
-        self.ctx = make_context(self.course, assignment, ref, Sandbox(self.course.limits, slot=self.slot.number))
+        self.ctx = make_context(self.course, assignment, ref, Sandbox(self.course.limits))  # claims a slot
         self.isolation = self.ctx.sandbox.layers.describe()
         self.lock = threading.Lock()  # one sandbox serves one submission at a time
 
     def teardown(self, worker) -> None:
-        ctx, slot = getattr(self, "ctx", None), getattr(self, "slot", None)
+        ctx = getattr(self, "ctx", None)
         if ctx is not None:
-            ctx.sandbox.close()
-        if slot is not None:
-            slot.release()
+            ctx.sandbox.close()  # and frees its slot
 
     def grade(self, chunk: list[Submission]) -> tuple[list[dict], list[str]]:
         got: list[dict] = []

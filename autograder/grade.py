@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import __version__, reference, report, results, slots
+from autograder import __version__, reference, report, results
 from autograder.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.plugin import GradingContext, run_suites
@@ -81,8 +81,7 @@ def _init_worker(course: Course, assignment_id: str) -> None:
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     assignment = course.assignment(assignment_id)
     ref = reference.load(course.path(assignment.source))
-    _worker["slot"] = slot = slots.claim()  # held until this process ends
-    sandbox = Sandbox(course.limits, slot=slot.number)
+    sandbox = Sandbox(course.limits)  # claims a free slot of this machine until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
     _worker["ctx"] = make_context(course, assignment, ref, sandbox)
@@ -96,7 +95,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     """Yield (students done, errors) per chunk as grading processes finish them."""
     if jobs <= 1:
         ref = reference.load(course.path(assignment.source))
-        with slots.claim() as slot, Sandbox(course.limits, slot=slot.number) as sandbox:
+        with Sandbox(course.limits) as sandbox:
             ctx = make_context(course, assignment, ref, sandbox)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import isolation, wire
+from autograder import isolation, slots, wire
 from autograder.config import Limits
 
 ENTRY = "attention.py"
@@ -97,9 +97,15 @@ def runtime_paths() -> list[str]:
 class Sandbox:
     """One zygote, serving the submissions of one grading process one at a time."""
 
-    def __init__(self, limits: Limits, *, slot: int = 0):
+    def __init__(self, limits: Limits, *, slot: int | None = None):
+        """Start the zygote. Without `slot`, claim a free one on this machine (held until close)."""
         self.limits = limits
         self.layers = layers()
+        self._claimed = None
+        if slot is None:
+            self._claimed = slots.claim()
+            slot = self._claimed.number
+        self.slot = slot
         self.uid = isolation.SANDBOX_UID_BASE + slot if self.layers.uid_drop else None
         self._runtime = runtime_paths()
         self.cgroup = f"{os.getpid()}-{slot}"
@@ -143,6 +149,9 @@ class Sandbox:
             self._proc.kill()
         if self.layers.cgroups:
             isolation.cgroup_remove(self.cgroup)
+        if self._claimed is not None:
+            self._claimed.release()
+            self._claimed = None
 
     def __enter__(self):
         return self

@@ -56,7 +56,7 @@ def test_the_run_reports_the_workers_isolation(tmp_path, course, reference_sourc
 
 def _slot_and_uid(name, dask_worker=None):
     plugin = dask_worker.plugins[name]
-    return plugin.slot.number, plugin.ctx.sandbox.uid
+    return plugin.ctx.sandbox.slot, plugin.ctx.sandbox.uid
 
 
 def test_two_workers_on_one_machine_get_distinct_slots_and_uids(course, assignment, reference_source, cluster):
