@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench schema release clean
+.PHONY: demo test bench bench-dask schema release clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ test: $(VENV)/.test
 
 bench: $(VENV)/.base
 	$(BIN)/python scripts/bench.py
+
+bench-dask: $(VENV)/.test
+	$(BIN)/python scripts/bench_dask.py
 
 schema: $(VENV)/.base
 	$(BIN)/python -m autograder.config > course.schema.json

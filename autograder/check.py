@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder import public_cases, public_checks, reference, submission
+from autograder import mistakes, public_cases, public_checks, reference, submission
 from autograder.config import Assignment, Course
 from autograder.public_checks import Line, NotImplementedYet
 from autograder.sandbox import Sandbox
@@ -31,7 +31,10 @@ def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]
         if not session.load.ok:
             return [Line("attention.py", "fail", session.load.message)]
         call = _sandbox_call(session)
-        return [public_checks.check_function(call, part.function, cases) for part in assignment.parts]
+        lines = [public_checks.check_function(call, part.function, cases) for part in assignment.parts]
+    failing = [line.function for line in lines if line.status == "fail" and line.function != mistakes.CHAIN]
+    return [Line(line.function, line.status, line.message + mistakes.chain_hint(failing))
+            if line.function == mistakes.CHAIN and line.status == "fail" else line for line in lines]
 
 
 def check_notebook_answers(course: Course, assignment: Assignment, path: Path) -> tuple[bool, list[str]]:

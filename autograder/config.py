@@ -171,17 +171,22 @@ def _convert(tp, value, where: str):
     raise TypeError(f"unsupported config type {tp!r}")  # a bug in this module, not user input
 
 
+def _join(where: str, key) -> str:
+    """'course.yaml:' + 'limits' -> 'course.yaml: limits'; 'course.yaml: limits' + 'cpu_s' -> '....limits.cpu_s'."""
+    return f"{where} {key}" if where.endswith(":") else f"{where}.{key}"
+
+
 def _build(cls, data, where: str):
     if not isinstance(data, dict):
-        raise QkvError(f"{where}: expected a mapping, got {_describe(data)}")
+        raise QkvError(f"{where.rstrip(':')}: expected a mapping, got {_describe(data)}")
     hints = typing.get_type_hints(cls)
     known = {f.name: f for f in _fields(cls)}
     for key in data:
         if key not in known:
-            raise QkvError(f"{where}.{key}: unknown key" + did_you_mean(str(key), known))
+            raise QkvError(f"{_join(where, key)}: unknown key" + did_you_mean(str(key), known))
     values = {}
     for name, f in known.items():
-        sub = f"{where}.{name}"
+        sub = _join(where, name)
         if name not in data:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise QkvError(f"{sub}: missing (required: {f.metadata['description']})")
@@ -204,7 +209,7 @@ def _unique(items, where: str) -> None:
 
 def parse_course(data, *, root: Path = Path("."), name: str = COURSE_FILE) -> Course:
     """Validate already-parsed YAML data into a Course."""
-    course = _build(Course, data, name)
+    course = _build(Course, data, f"{name}:")
     _unique(course.assignments, f"{name}: assignments")
     for i, a in enumerate(course.assignments):
         _unique(a.parts, f"{name}: assignments[{i}].parts")
@@ -213,11 +218,15 @@ def parse_course(data, *, root: Path = Path("."), name: str = COURSE_FILE) -> Co
     return dataclasses.replace(course, root=root)
 
 
+def course_file(path: Path | str | None = None) -> Path:
+    """The course file a --course argument names: a file, or course.yaml in a folder (default: ./course.yaml)."""
+    path = Path(path) if path else Path(COURSE_FILE)
+    return path / COURSE_FILE if path.is_dir() else path
+
+
 def load_course(path: Path | str | None = None) -> Course:
     """Read and validate course.yaml (default: ./course.yaml)."""
-    path = Path(path) if path else Path(COURSE_FILE)
-    if path.is_dir():
-        path = path / COURSE_FILE
+    path = course_file(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

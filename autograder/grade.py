@@ -56,6 +56,11 @@ def extra_tests_for(course: Course, assignment: Assignment, ref):
                                           master=master)
 
 
+def make_context(course: Course, assignment: Assignment, ref, sandbox: Sandbox) -> GradingContext:
+    """The trusted state one grading process keeps for all its chunks."""
+    return GradingContext(course, assignment, ref, sandbox, extra_tests_for(course, assignment, ref))
+
+
 def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tuple[list[str], list[str]]:
     """Grade one chunk in this (trusted) process; returns (students done, grader errors)."""
     done = []
@@ -73,14 +78,14 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tupl
 _worker: dict = {}
 
 
-def _init_worker(course: Course, assignment_id: str, slots) -> None:
+def _init_worker(course: Course, assignment_id: str) -> None:
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     assignment = course.assignment(assignment_id)
     ref = reference.load(course.path(assignment.source))
-    sandbox = Sandbox(course.limits, slot=slots.get())
+    sandbox = Sandbox(course.limits)  # claims a free slot of this machine until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
-    _worker["ctx"] = GradingContext(course, assignment, ref, sandbox, extra_tests_for(course, assignment, ref))
+    _worker["ctx"] = make_context(course, assignment, ref, sandbox)
 
 
 def _grade_in_worker(chunk: list[Submission], out: Path):
@@ -91,17 +96,14 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     """Yield (students done, errors) per chunk as grading processes finish them."""
     if jobs <= 1:
         ref = reference.load(course.path(assignment.source))
-        with Sandbox(course.limits, slot=0) as sandbox:
-            ctx = GradingContext(course, assignment, ref, sandbox, extra_tests_for(course, assignment, ref))
+        with Sandbox(course.limits) as sandbox:
+            ctx = make_context(course, assignment, ref, sandbox)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out)
         return
     mp = multiprocessing.get_context("spawn")
-    slots = mp.Queue()
-    for i in range(jobs):
-        slots.put(i)
     with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                             initargs=(course, assignment.id, slots)) as pool:
+                             initargs=(course, assignment.id)) as pool:
         futures = [pool.submit(_grade_in_worker, chunk, out) for chunk in chunks]
         for future in as_completed(futures):
             yield future.result()
@@ -156,7 +158,8 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
         progress: show a progress bar on stderr.
         pages: write feedback/<student>.html and report.html.
         executor: executor(course, assignment, chunks, out, jobs) yielding (done, errors) per chunk;
-            default: local processes.
+            default: local processes (`run_local`). One whose sandboxes run elsewhere (Dask) reports
+            their isolation in an `isolation` attribute once it has run.
     """
     started = time.monotonic()
     a = course.assignment(assignment)
@@ -184,6 +187,7 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     finally:
         if bar:
             bar.close()
+    summary.isolation = getattr(run, "isolation", "") or summary.isolation
     missing = [s for s in summary.students if not results.path_for(out, s).is_file()]
     if missing:
         raise QkvError(f"{len(missing)} submissions got no result (first: {missing[0]}); rerun to complete the batch")

@@ -153,6 +153,17 @@ def mutation_message(function: str) -> str:
     return next((m.message for m in for_part(function) if m.mutates_input), GENERIC_MUTATION)
 
 
+CHAIN = "attend"  # the one function that calls the others
+
+
+def chain_hint(failing: list[str]) -> str:
+    """What to add to a failing attend() when some of the functions it calls fail too."""
+    if not failing:
+        return ""
+    names = ", ".join(f"{f}()" for f in failing)
+    return f"; attend() calls your own functions, and {names} {'fails' if len(failing) == 1 else 'fail'} on its own: fix that first."
+
+
 def for_part(function: str) -> tuple[Mistake, ...]:
     return tuple(m for m in CATALOGUE if m.part == function)
 

@@ -10,13 +10,14 @@ part earns partial credit by the checks it passes.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from _pytest.reports import TestReport
 
-from autograder import cases, fixture
+from autograder import cases, fixture, mistakes
 from autograder.checks import CheckFailed, Expect, StudentProblem
 from autograder.errors import QkvError
 from autograder.results import StudentResult, TestResult
@@ -119,7 +120,7 @@ class SuitePlugin:
         if session.config.option.collectonly:
             return None
         for sub in self.submissions:
-            run = _StudentRun(sub)
+            run = _StudentRun(sub, files=sub.files)
             results = [self._run_test(run, test) for test in self.tests]
             self._finish(run, results)
         return True
@@ -198,8 +199,19 @@ class SuitePlugin:
             run.close_session()
         return result
 
+    def _chain_hints(self, tests: list[TestResult]) -> list[TestResult]:
+        """A failing attend() whose mistake is unnamed is told which of its callees fail on their own."""
+        function_of = {p.id: p.function for p in self.ctx.assignment.parts}
+        failing = sorted({function_of[t.part] for t in tests if t.outcome != "passed"} - {mistakes.CHAIN},
+                         key=list(function_of.values()).index)
+        hint = mistakes.chain_hint(failing)
+        return [dataclasses.replace(t, output=t.output + hint)
+                if hint and function_of[t.part] == mistakes.CHAIN and t.outcome == "failed" and not t.mistake else t
+                for t in tests]
+
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> None:
         run.close_session()
+        tests = self._chain_hints(tests)
         columns = [p.id for p in self.ctx.assignment.parts]
         if self.ctx.extra_tests is not None:
             extra = self.ctx.extra_tests(run.sub)

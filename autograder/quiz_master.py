@@ -126,12 +126,12 @@ def load_quiz(course: Course, assignment: Assignment) -> Quiz:
 
 def parse_quiz(data, *, name: str = "quiz.yaml") -> Quiz:
     """Validate already-parsed YAML data into a Quiz."""
-    quiz = _build(Quiz, data, name)
+    quiz = _build(Quiz, data, f"{name}:")
     if not quiz.questions:
-        raise QkvError(f"{name}.questions: needs at least one question")
+        raise QkvError(f"{name}: questions: needs at least one question")
     questions, seen = [], set()
     for i, q in enumerate(quiz.questions):
-        where = f"{name}.questions[{i}]"
+        where = f"{name}: questions[{i}]"
         if not QUESTION_ID.match(q.id):
             raise QkvError(f"{where}.id: use lowercase letters, digits and dashes, got {_describe(q.id)}")
         if q.id in seen:

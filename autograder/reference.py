@@ -1,4 +1,5 @@
-"""The instructor's reference: loaded in the trusted process only, never shipped or sent to workers."""
+"""The instructor's reference: loaded in trusted grading processes only, never shipped to students
+or sent to the sandboxed workers that run their code."""
 from __future__ import annotations
 
 import ast
@@ -24,10 +25,15 @@ def load(path: Path) -> types.ModuleType:
         source = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise QkvError(f"{path}: cannot read the reference ({e.strerror})") from None
+    return from_source(source, where=str(path))
+
+
+def from_source(source: str, *, where: str) -> types.ModuleType:
+    """The reference module from its source text (`where` names it in errors)."""
     module = module_from_source(source, "reference")
     missing = [f for f in FUNCTIONS if not callable(getattr(module, f, None))]
     if missing:
-        raise QkvError(f"{path}: the reference lacks {', '.join(missing)}")
+        raise QkvError(f"{where}: the reference lacks {', '.join(missing)}")
     return module
 
 

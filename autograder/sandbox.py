@@ -21,14 +21,13 @@ import sys
 import sysconfig
 import tempfile
 import time
-import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from autograder import isolation, wire
+from autograder import isolation, slots, wire
 from autograder.config import Limits
 
 ENTRY = "attention.py"
@@ -56,13 +55,20 @@ class LoadResult:
     functions: tuple[str, ...] = ()
 
 
+def one_line(text, limit: int) -> str:
+    """A message from the child as one printable line of at most `limit` characters."""
+    flat = " ".join(str(text).split())
+    flat = "".join(c if c.isprintable() else "?" for c in flat)
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
 @lru_cache(maxsize=1)
 def layers() -> isolation.Layers:
     """The isolation layers this machine offers (probed once per process)."""
     found = isolation.probe()
     if found.missing:
-        warnings.warn(f"sandbox: running with reduced isolation, missing {', '.join(found.missing)} "
-                      "(needs root, Landlock and cgroups v1); student code is less contained", stacklevel=2)
+        print(f"qkv: warning: reduced sandbox, missing {', '.join(found.missing)} (these need root, "
+              "Landlock and cgroups v1); student code is less contained", file=sys.stderr)
     return found
 
 
@@ -91,9 +97,15 @@ def runtime_paths() -> list[str]:
 class Sandbox:
     """One zygote, serving the submissions of one grading process one at a time."""
 
-    def __init__(self, limits: Limits, *, slot: int = 0):
+    def __init__(self, limits: Limits, *, slot: int | None = None):
+        """Start the zygote. Without `slot`, claim a free one on this machine (held until close)."""
         self.limits = limits
         self.layers = layers()
+        self._claimed = None
+        if slot is None:
+            self._claimed = slots.claim()
+            slot = self._claimed.number
+        self.slot = slot
         self.uid = isolation.SANDBOX_UID_BASE + slot if self.layers.uid_drop else None
         self._runtime = runtime_paths()
         self.cgroup = f"{os.getpid()}-{slot}"
@@ -137,6 +149,9 @@ class Sandbox:
             self._proc.kill()
         if self.layers.cgroups:
             isolation.cgroup_remove(self.cgroup)
+        if self._claimed is not None:
+            self._claimed.release()
+            self._claimed = None
 
     def __enter__(self):
         return self
@@ -261,12 +276,12 @@ class Session:
             return LoadResult(False, "exited", f"the process ended while loading the file ({self.exit_text()})")
         if header.get("op") == "loaded":
             names = header.get("functions")
-            ok_names = tuple(str(n)[:80] for n in names) if isinstance(names, list) else ()
+            ok_names = tuple(one_line(n, 80) for n in names) if isinstance(names, list) else ()
             return LoadResult(True, functions=ok_names)
         self.close()
-        message = str(header.get("message", "could not be loaded"))[:400]
-        where = str(header.get("where", ""))[:400]
-        return LoadResult(False, str(header.get("reason", "import"))[:20], message + (f" ({where})" if where else ""))
+        message = one_line(header.get("message", "could not be loaded"), 300)
+        where = one_line(header.get("where", ""), 300)
+        return LoadResult(False, one_line(header.get("reason", "import"), 20), message + (f" ({where})" if where else ""))
 
     def call(self, function: str, args, *, timeout: float | None = None) -> CallResult:
         """Call a student function on plain arrays; never raises for anything the child does."""
@@ -304,8 +319,8 @@ class Session:
                                  and np.array_equal(b, a, equal_nan=True)) for a, b in zip(args, after))
             return CallResult("returned", value, changed)
         if op == "raised":
-            text = f"raised {str(header.get('type'))[:80]}: {str(header.get('message'))[:300]}"
-            where = str(header.get("where", ""))[:400]
+            text = f"raised {one_line(header.get('type'), 80)}: {one_line(header.get('message'), 300)}"
+            where = one_line(header.get("where", ""), 400)
             return CallResult("raised", message=text + (f" ({where})" if where else ""))
         if op == "not_implemented":
             return CallResult("not_implemented", message=f"{function}() is not implemented yet")

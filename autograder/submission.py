@@ -1,6 +1,7 @@
 """Finding and reading submissions: untrusted names, sizes and encodings, each checked with one clear line."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ class Submission:
     code: Path | None  # attention.py or attention.ipynb
     answers: Path | None  # answers.yaml
     problem: str = ""  # why the submission cannot be graded at all, if it cannot
+    files: dict[str, bytes] | None = None  # the code as read_code gives it, when read ahead (`with_files`)
 
 
 def _read_bytes(path: Path, limit: int) -> bytes:
@@ -84,6 +86,20 @@ def answers_source(course: Course, sub: "Submission"):
         return Answers(f"{name} (quiz answers cell)", None,
                        f"{str(e).replace(str(sub.code), name)}; no quiz answers could be graded")
     return notebook.answers(data, sub.code)
+
+
+def with_files(course: Course, sub: Submission) -> Submission:
+    """The submission with its code read into memory, for a grader that cannot see this disk.
+
+    Reading is the caller's side: the size limit and the encoding checks of read_code apply here,
+    and a file that fails them becomes the submission's problem, as it would when graded locally.
+    """
+    if sub.problem or sub.files is not None or sub.code is None:
+        return sub
+    try:
+        return dataclasses.replace(sub, files=read_code(course, sub.code))
+    except QkvError as e:
+        return dataclasses.replace(sub, problem=str(e))
 
 
 def _from_folder(folder: Path) -> Submission:

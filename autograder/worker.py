@@ -69,7 +69,10 @@ class Child:
     def __init__(self, req: int, rep: int, spec: dict):
         self.req, self.rep, self.spec = req, rep, spec
         self.module = None
-        self.filename = os.path.join(spec["workdir"], spec["entry"])
+        self.path = os.path.join(spec["workdir"], spec["entry"])
+        # Code, tracebacks and warnings name the file as the student does, relative to the working
+        # folder: the folder's random name would make the same submission's output differ per run.
+        self.filename = spec["entry"]
 
     def reply(self, header: dict, arrays=()) -> None:
         sys.stdout.flush()
@@ -100,7 +103,7 @@ class Child:
 
     def load(self) -> None:
         try:
-            with open(self.filename, "rb") as f:
+            with open(self.path, "rb") as f:
                 source = f.read()
             code = compile(source, self.filename, "exec", dont_inherit=True)
         except SyntaxError as e:
@@ -111,7 +114,7 @@ class Child:
             self.reply({"op": "ungradable", "reason": "unreadable", "message": str(e)[:200]})
             return
         module = type(sys)(STUDENT_MODULE)
-        module.__file__ = self.filename
+        module.__file__ = self.path
         sys.modules[STUDENT_MODULE] = module
         try:
             exec(code, module.__dict__)

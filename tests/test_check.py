@@ -49,3 +49,11 @@ def test_each_catalogued_mistake_is_named_by_the_public_checks(tmp_path, capsys,
     assert code == 1
     line = next(line for line in out.splitlines() if line.startswith(f"FAIL  {m.part}:"))
     assert m.message in line
+
+
+def test_a_failing_attend_points_at_the_failing_function_it_calls(tmp_path, capsys, course, reference_source):
+    path = tmp_path / "attention.py"
+    path.write_text(mistakes.by_id("softmax_axis0").mutant_source(reference_source))
+    _, out, _ = run_check(capsys, course, path)
+    attend = next(line for line in out.splitlines() if line.startswith("FAIL  attend:"))
+    assert "attend() calls your own functions, and softmax() fails on its own: fix that first." in attend

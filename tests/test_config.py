@@ -24,7 +24,7 @@ def edited(change):
 @pytest.mark.parametrize("change, message", [
     (lambda d: d["assignments"][0]["parts"][2].update(points="three"),
      "assignments[0].parts[2].points: expected a number, got 'three'"),
-    (lambda d: d.update(colour="blue"), "course.yaml.colour: unknown key"),
+    (lambda d: d.update(colour="blue"), "course.yaml: colour: unknown key"),
     (lambda d: d["limits"].update(call_timeot_s=1), "limits.call_timeot_s: unknown key (did you mean 'call_timeout_s'?)"),
     (lambda d: d.update(seed="x"), "seed: expected a whole number, got 'x'"),
     (lambda d: d["limits"].update(memory_mb=1), "limits.memory_mb: must be at least 64, got 1"),

@@ -8,9 +8,10 @@ import sys
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from autograder import cases, results, synthetic
+from autograder import cases, gradescope, results, synthetic
 from autograder.cli import main
 from autograder.grade import grade
 
@@ -48,6 +49,8 @@ def test_gradebook_has_the_design_header_and_one_sorted_row_per_student(graded):
 def test_results_json_follows_gradescope_format(graded):
     out, _ = graded
     data = json.loads((out / "results" / "mistake_softmax_axis0.json").read_text())
+    schema = json.loads(gradescope.SCHEMA.read_text())
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(data)) == []
     assert set(data) >= {"score", "tests", "output", "visibility"}
     for t in data["tests"]:
         assert set(t) >= {"name", "score", "max_score", "status", "output", "visibility", "tags"}
@@ -160,3 +163,24 @@ def test_run_metadata_records_isolation_seed_and_versions(graded, course):
     meta = json.loads((out / "run.json").read_text())
     assert meta["isolation"] == summary.isolation and meta["course_seed"] == course.seed
     assert {"qkv-kit", "python", "numpy"} <= set(meta["versions"])
+
+
+def test_hidden_attend_feedback_points_at_the_failing_callee(graded):
+    out, _ = graded
+    r = results.read(out / "results" / "mistake_softmax_axis0.json")
+    attend = [t for t in r.tests if t.part == "attend" and t.outcome == "failed"]
+    assert attend and all("softmax() fails on its own" in t.output for t in attend)
+    honest = results.read(out / "results" / "mistake_score_scaled.json")
+    assert not any("fails on its own" in t.output for t in honest.tests if t.part != "attend")
+
+
+def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, course, assignment):
+    """Warnings printed by student code must not carry the random sandbox folder: reruns stay identical."""
+    subs = tmp_path / "subs"
+    synthetic.write_class(course.path(assignment.source).read_text(), subs, kinds=["mistake_softmax_no_max"])
+    for out in ("first", "second"):
+        grade(course, subs, assignment="attention", out=tmp_path / out, jobs=1, progress=False, pages=False)
+    first, second = (tmp_path / out / "results" / "mistake_softmax_no_max.json" for out in ("first", "second"))
+    output = results.read(first).output
+    assert "attention.py:" in output and "qkv-sub-" not in output
+    assert first.read_bytes() == second.read_bytes()

@@ -30,7 +30,7 @@ def test_random(expect, rng):
 
 @pytest.fixture
 def ctx(ref):
-    with Sandbox(parse_course(COURSE).limits, slot=9) as sandbox:
+    with Sandbox(parse_course(COURSE).limits) as sandbox:
         course = parse_course(COURSE)
         yield GradingContext(course, course.assignment("a"), ref, sandbox)
 

@@ -13,7 +13,7 @@ S = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
 
 @pytest.fixture(scope="module")
 def sb():
-    with Sandbox(Limits(call_timeout_s=1.0, import_timeout_s=2.0), slot=5) as box:
+    with Sandbox(Limits(call_timeout_s=1.0, import_timeout_s=2.0)) as box:
         yield box
 
 
@@ -53,7 +53,7 @@ def test_garbage_written_to_every_descriptor_is_an_invalid_reply_not_a_crash(sb)
 
 
 def test_files_cannot_be_written_beyond_the_size_limit(tmp_path):
-    with Sandbox(Limits(max_file_kb=1), slot=6) as box, session(
+    with Sandbox(Limits(max_file_kb=1)) as box, session(
             box, "def f(S):\n    open('big', 'wb').write(b'x' * 100000)\n    return S\n") as s:
         r = s.call("f", [S])
     assert r.kind in ("raised", "exited")
@@ -67,7 +67,7 @@ def test_the_repository_is_out_of_reach(sb):
 
 
 def test_sandbox_cgroup_is_removed_on_close():
-    box = Sandbox(Limits(), slot=7)
+    box = Sandbox(Limits())
     paths = isolation.cgroup_paths(box.cgroup)
     if box.layers.cgroups:
         assert all(p.exists() for p in paths)
@@ -104,3 +104,10 @@ def test_frames_round_trip():
     header = wire.parse_header(frame[4:4 + size])
     value, _ = wire.decode_value(header["value"], frame[4 + size:])
     assert np.array_equal(value[0], S) and value[1] is None and np.array_equal(value[2][1], S[1])
+
+
+def test_messages_from_the_child_become_one_printable_line(sb):
+    with session(sb, "def f(S):\n    raise ValueError('two\\nlines\\x1b[31m and an escape')\n") as s:
+        r = s.call("f", [S])
+    assert r.kind == "raised" and "\n" not in r.message and "\x1b" not in r.message
+    assert "two lines" in r.message
