@@ -85,6 +85,17 @@ def _read_text(path: Path | Answers | None, name: str) -> str:
         raise BadAnswer(f"{name}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
 
 
+def read_ahead(source: Path | Answers | None) -> Answers | None:
+    """The answers read now, with the same checks, to be graded later where this disk is not seen."""
+    if source is None or isinstance(source, Answers):
+        return source
+    name = Path(source).name
+    try:
+        return Answers(name, _read_text(source, name))
+    except BadAnswer as e:
+        return Answers(name, None, str(e))
+
+
 def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
     """The parsed document and, per top-level key, the lines it appears on."""
     loader = None

@@ -22,7 +22,7 @@ class Submission:
 
     student: str
     code: Path | None  # attention.py or attention.ipynb
-    answers: Path | None  # answers.yaml
+    answers: object = None  # answers.yaml (a Path), or quiz_answers.Answers once read ahead
     problem: str = ""  # why the submission cannot be graded at all, if it cannot
     files: dict[str, bytes] | None = None  # the code as read_code gives it, when read ahead (`with_files`)
 
@@ -76,7 +76,7 @@ def answers_source(course: Course, sub: "Submission"):
     """Where the quiz grader reads this student's answers: answers.yaml when there is one, else the
     answers cell of their notebook (as quiz_answers.Answers), else None (nothing submitted)."""
     if sub.answers is not None or not is_notebook(sub.code):
-        return sub.answers
+        return sub.answers  # a path, or Answers already read by with_files
     from autograder import notebook  # noqa: PLC0415
     from autograder.quiz_answers import Answers  # noqa: PLC0415
     try:
@@ -89,17 +89,20 @@ def answers_source(course: Course, sub: "Submission"):
 
 
 def with_files(course: Course, sub: Submission) -> Submission:
-    """The submission with its code read into memory, for a grader that cannot see this disk.
+    """The submission with its code and quiz answers read into memory, for a grader that cannot see this disk.
 
     Reading is the caller's side: the size limit and the encoding checks of read_code apply here,
     and a file that fails them becomes the submission's problem, as it would when graded locally.
     """
+    from autograder.quiz_answers import read_ahead  # noqa: PLC0415
+
+    answers = read_ahead(answers_source(course, sub))  # the quiz answers travel too, as text
     if sub.problem or sub.files is not None or sub.code is None:
-        return sub
+        return dataclasses.replace(sub, answers=answers)
     try:
-        return dataclasses.replace(sub, files=read_code(course, sub.code))
+        return dataclasses.replace(sub, files=read_code(course, sub.code), answers=answers)
     except QkvError as e:
-        return dataclasses.replace(sub, problem=str(e))
+        return dataclasses.replace(sub, problem=str(e), answers=answers)
 
 
 def _from_folder(folder: Path) -> Submission:

@@ -21,11 +21,15 @@ def cluster():
 
 
 @pytest.fixture(scope="module")
-def klass(tmp_path_factory, reference_source, course):
+def klass(tmp_path_factory, reference_source, course, assignment, ref):
     subs = tmp_path_factory.mktemp("dask") / "subs"
-    synthetic.write_class(reference_source, subs, 20, kinds=KINDS)
+    answers = synthetic.answers_for(course, assignment, ref)
+    synthetic.write_class(reference_source, subs, 20, kinds=KINDS, answers=answers)
     (subs / "too_big").mkdir()
     (subs / "too_big" / "attention.py").write_bytes(b"#" * (course.limits.max_submission_kb * 1024 + 1))
+    template = (course.root / "exercises" / "attention.ipynb").read_text()
+    (subs / "nb_student.ipynb").write_text(synthetic.notebook_submission(
+        template, reference_source, answers("nb_student", "honest_reference")))
     return subs
 
 
@@ -34,7 +38,7 @@ def test_dask_gradebook_and_results_are_byte_identical_to_local(tmp_path, course
     grade(course, klass, assignment="attention", out=local, jobs=2, progress=False, pages=False)
     summary = grade(course, klass, assignment="attention", out=dask, jobs=2, progress=False, pages=False,
                     executor=dask_executor.DaskExecutor(cluster.scheduler_address))
-    assert summary.graded == 21 and summary.errors == []
+    assert summary.graded == 22 and summary.errors == []
     assert (dask / "gradebook.csv").read_bytes() == (local / "gradebook.csv").read_bytes()
     names = sorted(p.name for p in (local / "results").glob("*.json"))
     assert sorted(p.name for p in (dask / "results").glob("*.json")) == names
@@ -42,7 +46,8 @@ def test_dask_gradebook_and_results_are_byte_identical_to_local(tmp_path, course
         assert (dask / "results" / name).read_bytes() == (local / "results" / name).read_bytes(), name
     rows = {r["student"]: r for r in csv.DictReader((dask / "gradebook.csv").open())}
     assert rows["too_big"]["status"].startswith("ungradable:") and "larger than" in rows["too_big"]["status"]
-    assert rows["s0003_honest_reference"]["total"] == "100"
+    assert rows["s0003_honest_reference"]["total"] == "120"  # code and quiz, the answers shipped as text
+    assert rows["nb_student"]["quiz"] == "20"  # read from the notebook's answers cell on the client
 
 
 def test_the_run_reports_the_workers_isolation(tmp_path, course, reference_source, cluster):
@@ -81,17 +86,25 @@ def test_a_worker_with_another_version_stops_the_run_with_one_line(tmp_path, cou
     assert "could not set up grading" in err and "0.0.0-other" in err
 
 
-def test_a_chunk_is_graded_from_shipped_contents_without_reading_its_path(tmp_path, course, assignment, reference_source):
-    """What a worker on another machine does: the path the client read is not there."""
+def test_a_chunk_is_graded_from_shipped_contents_without_reading_its_path(tmp_path, course, assignment, ref,
+                                                                         reference_source):
+    """What a worker on another machine does: the paths the client read are not there."""
+    folder = tmp_path / "far"
+    folder.mkdir()
+    (folder / "attention.py").write_text(reference_source)
+    (folder / "answers.yaml").write_text(synthetic.answers_for(course, assignment, ref)("far", "honest_reference"))
+    shipped = with_files(course, Submission("far", folder / "attention.py", folder / "answers.yaml"))
+    for path in folder.iterdir():
+        path.unlink()
     plugin = dask_executor.GradingPlugin(course, assignment, reference_source)
     plugin._build()
     try:
-        gone = tmp_path / "not-on-this-machine" / "attention.py"
-        graded, errors = plugin.grade([Submission("far", gone, None, files={"attention.py": reference_source.encode()})])
+        graded, errors = plugin.grade([shipped])
     finally:
         plugin.teardown(worker=None)
     assert errors == [] and [d["extra_data"]["student"] for d in graded] == ["far"]
-    assert results.StudentResult.from_json(graded[0]).total == 100
+    far = results.StudentResult.from_json(graded[0])
+    assert far.total == 120  # code and quiz, though neither file exists any more
 
 
 def test_the_client_reads_code_within_the_limits_and_names_what_it_refuses(tmp_path, course, reference_source):
