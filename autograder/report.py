@@ -34,16 +34,49 @@ class ColumnStats:
     full_marks: float  # fraction of all students with every point of the column
 
 
+@dataclass(frozen=True)
+class Brief:
+    """What the class report needs of one student's result: a few hundred bytes, so memory stays
+    flat however large the class (the full results are read one at a time)."""
+
+    student: str
+    columns: tuple[str, ...]
+    status: str
+    total: float
+    scores: dict  # column -> points
+    maxes: dict  # column -> most points, for the columns the results hold
+    mistakes: tuple[str, ...]  # catalogue ids named in the feedback
+    troubles: tuple[tuple[str, str], ...]  # (outcome, part) of checks that did not run to the end
+
+    @classmethod
+    def of(cls, r: StudentResult) -> "Brief":
+        parts = {t.part for t in r.tests}
+        troubles = dict.fromkeys((t.outcome, t.part) for t in r.tests if t.outcome in PROBLEM_OUTCOMES)
+        return cls(r.student, r.columns, r.status, r.total, {c: r.part_score(c) for c in r.columns},
+                   {c: r.part_max(c) for c in parts}, tuple(sorted({t.mistake for t in r.tests if t.mistake})),
+                   tuple(troubles))
+
+    def part_score(self, column: str) -> float:
+        return self.scores.get(column, 0.0)
+
+    def part_max(self, column: str) -> float:
+        return self.maxes.get(column, 0.0)
+
+    def has_part(self, column: str) -> bool:
+        return column in self.maxes
+
+
 def write_pages(course, assignment, out: Path, students: list[str]) -> None:
     """Write out/feedback/<student>.html for every student and out/report.html for the class."""
     out = Path(out)
-    class_results = load(out, students)
     run = read_run(out)
     fx = fixture.build(reference.load(course.path(assignment.source)))
-    for result in class_results:
+    briefs = []
+    for result in each_result(out, students):
         results.atomic_write(out / FEEDBACK_DIR / f"{result.student}.html",
                              feedback.render(course, assignment, result, fx))
-    results.atomic_write(out / REPORT_FILE, render(course, assignment, class_results, run))
+        briefs.append(Brief.of(result))
+    results.atomic_write(out / REPORT_FILE, render(course, assignment, briefs, run))
 
 
 def terminal_summary(course, assignment, out: Path, students: list[str]) -> str:
@@ -72,18 +105,21 @@ def terminal_summary(course, assignment, out: Path, students: list[str]) -> str:
 # ---------------------------------------------------------------------------------------------
 # Reading what grading wrote.
 
-def load(out: Path, students: list[str]) -> list[StudentResult]:
-    """Each student's result from out/results/, sorted by student."""
-    loaded = []
+def each_result(out: Path, students: list[str]):
+    """Each student's full result from out/results/, sorted by student, one at a time."""
     for student in sorted(students):
         path = results.path_for(out, student)
         try:
-            loaded.append(results.read(path))
+            yield results.read(path)
         except FileNotFoundError:
             raise QkvError(f"{path}: no result for student '{student}'") from None
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise QkvError(f"{path}: not a readable result ({type(e).__name__}: {e})") from None
-    return loaded
+
+
+def load(out: Path, students: list[str]) -> list[Brief]:
+    """Each student's Brief, sorted by student."""
+    return [Brief.of(r) for r in each_result(out, students)]
 
 
 def read_run(out: Path) -> dict:
@@ -103,7 +139,7 @@ def read_run(out: Path) -> dict:
 # ---------------------------------------------------------------------------------------------
 # The numbers: computed once here for both the page and the terminal.
 
-def columns(class_results: list[StudentResult]) -> list[str]:
+def columns(class_results: list[Brief]) -> list[str]:
     """The gradebook columns of the class, in order (the parts, then the quiz)."""
     seen: dict[str, None] = {}
     for r in class_results:
@@ -111,7 +147,7 @@ def columns(class_results: list[StudentResult]) -> list[str]:
     return list(seen)
 
 
-def column_stats(assignment, class_results: list[StudentResult]) -> list[ColumnStats]:
+def column_stats(assignment, class_results: list[Brief]) -> list[ColumnStats]:
     """Per column, then a last "total" row: the maximum, the mean score and the full-marks share."""
     n = len(class_results) or 1
     stats = []
@@ -125,17 +161,16 @@ def column_stats(assignment, class_results: list[StudentResult]) -> list[ColumnS
     return stats
 
 
-def misconceptions(class_results: list[StudentResult]) -> list[tuple[str, list[str]]]:
+def misconceptions(class_results: list[Brief]) -> list[tuple[str, list[str]]]:
     """(catalogue id, students whose feedback named it), most common first."""
     who: dict[str, set[str]] = defaultdict(set)
     for r in class_results:
-        for t in r.tests:
-            if t.mistake:
-                who[t.mistake].add(r.student)
+        for mistake in r.mistakes:
+            who[mistake].add(r.student)
     return sorted(((m, sorted(s)) for m, s in who.items()), key=lambda item: (-len(item[1]), item[0]))
 
 
-def problems(class_results: list[StudentResult]) -> list[tuple[str, str]]:
+def problems(class_results: list[Brief]) -> list[tuple[str, str]]:
     """(student, what went wrong) for submissions that timed out, crashed the worker or were not graded."""
     found = []
     for r in class_results:
@@ -143,11 +178,8 @@ def problems(class_results: list[StudentResult]) -> list[tuple[str, str]]:
             found.append((r.student, r.status))
             continue
         by_outcome: dict[str, list[str]] = {}
-        for t in r.tests:
-            if t.outcome in PROBLEM_OUTCOMES:
-                parts = by_outcome.setdefault(t.outcome, [])
-                if t.part not in parts:
-                    parts.append(t.part)
+        for outcome, part in r.troubles:
+            by_outcome.setdefault(outcome, []).append(part)
         what = [f"{OUTCOMES[o]} ({', '.join(p)})" for o, p in by_outcome.items()]
         if what:
             found.append((r.student, "; ".join(what)))
@@ -179,7 +211,7 @@ def _message(mistake_id: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------
 # report.html
 
-def render(course, assignment, class_results: list[StudentResult], run: dict) -> str:
+def render(course, assignment, class_results: list[Brief], run: dict) -> str:
     """The class report as one self-contained HTML document."""
     stats = column_stats(assignment, class_results)
     body = [

@@ -66,6 +66,9 @@ class StudentResult:
     def part_max(self, part: str) -> float:
         return round(sum(t.max_score for t in self.tests if t.part == part), 6)
 
+    def has_part(self, part: str) -> bool:
+        return any(t.part == part for t in self.tests)
+
     @property
     def total(self) -> float:
         return round(sum(t.score for t in self.tests), 6)
@@ -121,7 +124,8 @@ def path_for(out: Path, student: str) -> Path:
 
 def write(result: StudentResult, out: Path) -> Path:
     path = path_for(out, result.student)
-    atomic_write(path, json.dumps(result.to_json(), indent=1, sort_keys=True) + "\n")
+    # One line, sorted keys: json's fast encoder only runs without indent, and this is written per student.
+    atomic_write(path, json.dumps(result.to_json(), sort_keys=True, separators=(",", ":")) + "\n")
     return path
 
 

@@ -316,7 +316,8 @@ class Session:
             except wire.WireError as e:
                 return CallResult("invalid", message=f"the worker sent a malformed reply ({e})")
             changed = tuple(not (isinstance(b, np.ndarray) and b.shape == np.shape(a)
-                                 and np.array_equal(b, a, equal_nan=True)) for a, b in zip(args, after))
+                                 and b.tobytes() == np.asarray(a, dtype=np.float64).tobytes())  # bit for bit
+                            for a, b in zip(args, after))
             return CallResult("returned", value, changed)
         if op == "raised":
             text = f"raised {one_line(header.get('type'), 80)}: {one_line(header.get('message'), 300)}"
