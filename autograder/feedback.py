@@ -103,8 +103,14 @@ def _attention(course, result: StudentResult, fx: Fixture) -> str:
 
 
 def _checks_table(tests, first: str = "check") -> str:
+    shown = [t for t in tests if t.visibility != "hidden"]  # Gradescope's meaning: never shown to the student
+    hidden = len(tests) - len(shown)
+    note = (f"\n<p class=\"muted\">{hidden} more check{'s are' if hidden != 1 else ' is'} hidden by your "
+            "course.</p>") if hidden else ""
+    if not shown:
+        return note.lstrip("\n")
     rows = []
-    for t in tests:
+    for t in shown:
         said = esc(t.output) if t.output else ("" if t.outcome == "passed" else esc("(no message)"))
         if t.mistake:
             said += f" <span class=\"tag\" title=\"known misconception\">{esc(t.mistake)}</span>"
@@ -113,7 +119,7 @@ def _checks_table(tests, first: str = "check") -> str:
     return ("<table class=\"checks\"><colgroup><col class=\"name\"><col class=\"outcome\">"
             "<col class=\"points\"><col></colgroup>\n"
             f"<tr><th>{first}</th><th>outcome</th><th class=\"num\">points</th><th>feedback</th></tr>\n"
-            + "\n".join(rows) + "\n</table>")
+            + "\n".join(rows) + "\n</table>" + note)
 
 
 def _part(assignment, result: StudentResult, column: str) -> str:

@@ -237,3 +237,14 @@ def test_terminal_summary_shows_control_characters_instead_of_obeying_them(tmp_p
     results.write(StudentResult("eve", (), ("project",), status="bad file\x1b[2J"), tmp_path)
     text = report.terminal_summary(course, assignment, tmp_path, ["eve"])
     assert "\x1b" not in text and "eve: bad file\\x1b[2J" in text
+
+
+def test_checks_with_hidden_visibility_are_counted_but_not_shown(course, assignment, ref):
+    import dataclasses
+    alice = build(assignment, ref)[0]
+    secret = dataclasses.replace(alice.tests[0], name="project: secret check", visibility="hidden")
+    page = feedback.render(course, assignment, dataclasses.replace(alice, tests=(secret, *alice.tests[1:])),
+                           fixture.build(ref))
+    assert "secret check" not in page
+    assert "1 more check is hidden by your course." in page
+    assert alice.tests[1].name in page
