@@ -224,25 +224,31 @@ def course_file(path: Path | str | None = None) -> Path:
     return path / COURSE_FILE if path.is_dir() else path
 
 
-def load_course(path: Path | str | None = None) -> Course:
-    """Read and validate course.yaml (default: ./course.yaml)."""
-    path = course_file(path)
+def read_yaml(path: Path, *, name: str, limit: int, missing: str = "not found"):
+    """An instructor's YAML file (course.yaml, quiz.yaml), safely parsed; errors are one line naming `name`."""
     try:
-        raw = path.read_bytes()
+        raw = Path(path).read_bytes()
     except FileNotFoundError:
-        raise QkvError(f"{path}: not found (run from the course folder or pass --course PATH)") from None
+        raise QkvError(f"{name}: {missing}") from None
     except OSError as e:
-        raise QkvError(f"{path}: cannot read ({e.strerror})") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise QkvError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes")
+        raise QkvError(f"{name}: cannot read ({e.strerror})") from None
+    if len(raw) > limit:
+        raise QkvError(f"{name}: larger than {limit} bytes")
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        return yaml.safe_load(raw.decode("utf-8"))
     except UnicodeDecodeError as e:
-        raise QkvError(f"{path}: not UTF-8 (byte {e.start})") from None
+        raise QkvError(f"{name}: not UTF-8 (byte {e.start})") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark else ""
-        raise QkvError(f"{path}: invalid YAML{at}: {getattr(e, 'problem', None) or e}") from None
+        raise QkvError(f"{name}: invalid YAML{at}: {getattr(e, 'problem', None) or e}") from None
+
+
+def load_course(path: Path | str | None = None) -> Course:
+    """Read and validate course.yaml (default: ./course.yaml)."""
+    path = course_file(path)
+    data = read_yaml(path, name=str(path), limit=MAX_CONFIG_BYTES,
+                     missing="not found (run from the course folder or pass --course PATH)")
     return parse_course(data, root=path.resolve().parent, name=str(path))
 
 

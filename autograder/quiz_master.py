@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Literal, Optional
 
 import numpy as np
-import yaml
 
 from autograder import fixture
-from autograder.config import Assignment, Course, _build, _describe, _f  # quiz.yaml reads like course.yaml
+from autograder.config import Assignment, Course, _build, _describe, _f, read_yaml  # quiz.yaml reads like course.yaml
 from autograder.errors import QkvError
 from autograder.quiz_kinds import DEFAULT_TOLERANCE, KINDS, LETTERS, BadAnswer, parse
 
@@ -106,21 +105,7 @@ def load_quiz(course: Course, assignment: Assignment) -> Quiz:
     """Read and validate the assignment's quiz master; raises QkvError naming the path and value."""
     if not assignment.quiz:
         raise QkvError(f"course.yaml: assignment '{assignment.id}' has no quiz")
-    path = course.path(assignment.quiz)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise QkvError(f"{assignment.quiz}: cannot read the quiz ({e.strerror})") from None
-    if len(raw) > MAX_QUIZ_BYTES:
-        raise QkvError(f"{assignment.quiz}: larger than {MAX_QUIZ_BYTES} bytes")
-    try:
-        data = yaml.safe_load(raw.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise QkvError(f"{assignment.quiz}: not UTF-8 (byte {e.start})") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark else ""
-        raise QkvError(f"{assignment.quiz}: invalid YAML{at}: {getattr(e, 'problem', None) or e}") from None
+    data = read_yaml(course.path(assignment.quiz), name=assignment.quiz, limit=MAX_QUIZ_BYTES)
     return parse_quiz(data, name=assignment.quiz)
 
 
