@@ -15,6 +15,7 @@ import os
 import resource
 import signal
 import socket
+import struct
 import sys
 import traceback
 
@@ -41,7 +42,7 @@ def _read_exact(fd: int, n: int) -> bytes:
 
 
 def _read_frame(fd: int):
-    (size,) = __import__("struct").unpack(">I", _read_exact(fd, 4))
+    (size,) = struct.unpack(">I", _read_exact(fd, 4))
     header = json.loads(_read_exact(fd, size))
     return header, _read_exact(fd, header["payload"])
 
