@@ -155,12 +155,22 @@ def code_cells(data: bytes, path) -> list[tuple[str, str]]:
     return taken
 
 
+def extract(data: bytes, path) -> tuple[bytes, list[tuple[int, str]]]:
+    """The Python module made of the notebook's solution cells (see the module docstring), and the
+    line of that module where each cell's first line lands, with the cell's label."""
+    parts = ["# The solution cells of the notebook, in notebook order.\n", PRELUDE]  # no file name: it is untrusted
+    starts, line = [], 1 + PRELUDE.count("\n")
+    for label, source in code_cells(data, path):
+        body = source.rstrip()
+        parts.append(f"\n# {label}\n{body}\n")
+        starts.append((line + 3, label))  # after the blank line and the label comment
+        line += 2 + body.count("\n") + 1
+    return "".join(parts).encode("utf-8"), starts
+
+
 def extract_code(data: bytes, path) -> bytes:
     """The Python module made of the notebook's solution cells (see the module docstring)."""
-    parts = ["# The solution cells of the notebook, in notebook order.\n", PRELUDE]  # no file name: it is untrusted
-    for label, source in code_cells(data, path):
-        parts.append(f"\n# {label}\n{source.rstrip()}\n")
-    return "".join(parts).encode("utf-8")
+    return extract(data, path)[0]
 
 
 def answers_cells(data: bytes, path) -> list[str]:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import wire
 from autograder.config import Course
 from autograder.errors import QkvError
 
@@ -50,7 +52,8 @@ def is_notebook(path: Path | None) -> bool:
 
 
 def read_code(course: Course, path: Path) -> dict[str, bytes]:
-    """The files a worker gets for one submission: {'attention.py': source bytes}.
+    """The files a worker gets for one submission: {'attention.py': source bytes} (and, for a
+    notebook, the map from lines of that code back to its cells).
 
     A notebook may be as large as limits.max_notebook_kb (outputs and images included); the code
     taken from its solution cells must fit limits.max_submission_kb, like an attention.py.
@@ -59,11 +62,12 @@ def read_code(course: Course, path: Path) -> dict[str, bytes]:
     limit = course.limits.max_submission_kb * 1024
     if is_notebook(path):
         from autograder import notebook  # noqa: PLC0415 - only notebook submissions need it
-        data = notebook.extract_code(_read_bytes(path, course.limits.max_notebook_kb * 1024), path)
+        data, starts = notebook.extract(_read_bytes(path, course.limits.max_notebook_kb * 1024), path)
         if len(data) > limit:
             raise QkvError(f"{path}: its solution cells hold {len(data)} bytes of code, "
                            f"more than the {limit}-byte limit")
-        return {CODE_FILE: data}
+        # The worker names lines by cell with this map ("cell 7 (softmax), line 3"), as the student sees them.
+        return {CODE_FILE: data, wire.CELL_MAP_FILE: json.dumps(starts).encode()}
     data = _read_bytes(path, limit)
     try:
         data.decode("utf-8")

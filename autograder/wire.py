@@ -12,6 +12,7 @@ import struct
 
 import numpy as np
 
+CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first line, cell label], ...]
 MAX_HEADER = 1 << 20
 MAX_PAYLOAD = 64 << 20
 MAX_NDIM = 4

@@ -53,15 +53,23 @@ def _write(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _student_trace(exc: BaseException, filename: str) -> str:
+def _where(line: int, cells) -> str:
+    """'line 12', or for a notebook 'cell 7 (softmax), line 3' (cells: [[first line, label], ...])."""
+    for first, label in reversed(cells or ()):
+        if isinstance(first, int) and line >= first:
+            return f"{label}, line {line - first + 1}"
+    return f"line {line}"
+
+
+def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
     """The traceback trimmed to the student's own frames: 'line 12 in softmax: e = np.exp(S)'."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    return "; ".join(f"line {f.lineno} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:])
+    return "; ".join(f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:])
 
 
-def _describe(exc: BaseException, filename: str) -> dict:
+def _describe(exc: BaseException, filename: str, cells=None) -> dict:
     message = str(exc)[:300]
-    return {"type": type(exc).__name__[:80], "message": message, "where": _student_trace(exc, filename)}
+    return {"type": type(exc).__name__[:80], "message": message, "where": _student_trace(exc, filename, cells)}
 
 
 class Child:
@@ -74,6 +82,7 @@ class Child:
         # Code, tracebacks and warnings name the file as the student does, relative to the working
         # folder: the folder's random name would make the same submission's output differ per run.
         self.filename = spec["entry"]
+        self.cells = None  # a notebook's map from lines to cells, written beside the code by the grader
 
     def reply(self, header: dict, arrays=()) -> None:
         sys.stdout.flush()
@@ -106,10 +115,14 @@ class Child:
         try:
             with open(self.path, "rb") as f:
                 source = f.read()
+            if os.path.exists(wire.CELL_MAP_FILE):
+                with open(wire.CELL_MAP_FILE, "rb") as f:
+                    self.cells = json.loads(f.read(1 << 20))
             code = compile(source, self.filename, "exec", dont_inherit=True)
         except SyntaxError as e:
+            where = _where(e.lineno or 0, self.cells)
             self.reply({"op": "ungradable", "reason": "syntax",
-                        "message": f"syntax error on line {e.lineno}: {e.msg}"})
+                        "message": f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"})
             return
         except (ValueError, OSError) as e:
             self.reply({"op": "ungradable", "reason": "unreadable", "message": str(e)[:200]})
@@ -123,7 +136,7 @@ class Child:
             self.reply({"op": "ungradable", "reason": "memory", "message": "ran out of memory while loading"})
             return
         except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
-            info = _describe(e, self.filename)
+            info = _describe(e, self.filename, self.cells)
             self.reply({"op": "ungradable", "reason": "import", "message": f"loading raised {info['type']}: "
                         f"{info['message']}", "where": info["where"]})
             return
@@ -149,10 +162,10 @@ class Child:
             self.reply({"op": "memory"})
             return
         except RecursionError as e:
-            self.reply({"op": "raised", **_describe(e, self.filename)})
+            self.reply({"op": "raised", **_describe(e, self.filename, self.cells)})
             return
         except BaseException as e:
-            self.reply({"op": "raised", **_describe(e, self.filename)})
+            self.reply({"op": "raised", **_describe(e, self.filename, self.cells)})
             return
         arrays = []
         try:

@@ -229,6 +229,11 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     cell = next(c for c in dave["cells"] if c.get("id") == "score")
     cell["source"] = cell["source"].replace("    return Q @ K.T", "    %time\n    return Q @ K.T")
     notebooks["dave/attention.ipynb"] = json.dumps(dave)
+    for student, body in (("frank", "def softmax(S)\n    return S\n"),
+                          ("gina", "def softmax(S):\n    e = S * 2\n    raise ValueError('no ' + str(e.shape))\n")):
+        nb = json.loads(synthetic.notebook_submission(released, reference_source))
+        next(c for c in nb["cells"] if c.get("id") == "softmax")["source"] = body
+        notebooks[f"{student}/attention.ipynb"] = json.dumps(nb)
     for name, text in notebooks.items():
         (subs / name).parent.mkdir(parents=True, exist_ok=True)
         (subs / name).write_text(text)
@@ -237,7 +242,22 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     (subs / "erin" / "answers.yaml").write_text("dot-product: [\n")
     grade(course, subs, assignment="attention", out=out, jobs=2, progress=False, pages=False)
     from autograder import results
-    return {s: results.read(results.path_for(out, s)) for s in ("alice", "bob", "carol", "dave", "erin")}
+    return {s: results.read(results.path_for(out, s)) for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina")}
+
+
+def softmax_cell_number(released) -> int:
+    return next(n for n, c in enumerate(cells_of(released), 1) if c.get("id") == "softmax")
+
+
+def test_a_syntax_error_is_placed_by_cell_and_line_as_the_student_sees_them(graded_notebooks, released):
+    n = softmax_cell_number(released)
+    assert graded_notebooks["frank"].status == f"ungradable: syntax error in cell {n} (softmax), line 1: expected ':'"
+
+
+def test_an_exception_is_traced_to_its_cell_and_line(graded_notebooks, released):
+    n = softmax_cell_number(released)
+    outputs = [t.output for t in graded_notebooks["gina"].tests if t.part == "softmax" and t.outcome == "raised"]
+    assert outputs and all(f"cell {n} (softmax), line 3 in softmax: raise ValueError" in o for o in outputs)
 
 
 def test_a_notebook_with_the_reference_and_the_key_scores_full_marks(graded_notebooks):
