@@ -176,7 +176,17 @@ def _quiz_variant(args):
 def cmd_quiz_show(args) -> int:
     from autograder import quiz_render
     master, posed = _quiz_variant(args)
-    print(quiz_render.render_text(master, posed, args.student), end="")
+    text = quiz_render.render_text(master, posed, args.student)
+    if not getattr(args, "notebook", None):
+        print(text, end="")
+        return 0
+    from autograder import notebook_build, release
+    course = _course(args)
+    released = release.build(course, course.assignment(args.assignment)).get("attention.ipynb")
+    if released is None:
+        raise QkvError(f"assignment '{args.assignment}' releases no notebook (set `notebook:` in course.yaml)")
+    Path(args.notebook).write_text(notebook_build.with_quiz_copy(released, text), encoding="utf-8")
+    print(f"wrote {args.notebook}: the student notebook with {args.student}'s own copy of the quiz")
     return 0
 
 
@@ -247,6 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
                              ("key", cmd_quiz_key, "print an answers.yaml that scores full marks for the student")):
         q = quiz_sub.add_parser(name, parents=[common], help=text)
         q.add_argument("--student", required=True, metavar="ID", help="student id: their numbers and choice order")
+        if name == "show":
+            q.add_argument("--notebook", metavar="OUT.ipynb",
+                           help="write the student notebook with this student's copy in its quiz cell")
         q.set_defaults(func=func)
 
     p = sub.add_parser("nbgrader", help="use the assignment in an nbgrader course")

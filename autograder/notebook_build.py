@@ -221,6 +221,16 @@ def dumps(nb: dict) -> str:
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def with_quiz_copy(notebook_text: str, quiz_text: str) -> str:
+    """A released notebook whose quiz cell holds one student's own copy (their numbers, their letters)."""
+    nb = json.loads(notebook_text)
+    cell = next((c for c in nb["cells"] if c.get("id") == "quiz"), None)
+    if cell is None:
+        raise QkvError("the released notebook has no quiz cell (a `quiz` directive in the story)")
+    cell["source"] = _lines("## Quiz: your own copy\n\n```text\n" + quiz_text.rstrip("\n") + "\n```\n")
+    return dumps(nb)
+
+
 def sources(text: str) -> str:
     """Every cell's source of a notebook's JSON text, one after the other (what a reader sees)."""
     return "\n".join("".join(c.get("source", "")) for c in json.loads(text)["cells"])

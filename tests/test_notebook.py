@@ -298,3 +298,21 @@ def test_check_on_a_notebook_runs_the_public_checks_and_the_answers_form(tmp_pat
     path.write_text(synthetic.notebook_submission(filled, "", answers="dot-product: [1\n"))
     assert main(["check", str(path), "--course", str(course.root)]) == 1
     assert "invalid YAML at line" in capsys.readouterr().out
+
+
+def test_quiz_show_writes_the_student_notebook_with_their_own_copy(tmp_path, capsys, course):
+    from autograder.cli import main
+    copies = {}
+    for student in ("alice", "bob"):
+        out = tmp_path / f"{student}.ipynb"
+        assert main(["quiz", "show", "--student", student, "--notebook", str(out), "--course", str(course.root)]) == 0
+        assert capsys.readouterr().out.startswith(f"wrote {out}")
+        quiz_cell = next(c for c in cells_of(out.read_text()) if c.get("id") == "quiz")
+        copies[student] = "".join(quiz_cell["source"])
+        assert f"Quiz for student {student}" in copies[student]
+        assert main(["quiz", "show", "--student", student, "--course", str(course.root)]) == 0
+        terminal = capsys.readouterr().out
+        assert "plus-weight-two" in terminal and terminal.strip() in copies[student]
+        extracted = notebook.extract_code(out.read_bytes(), out)  # still a gradable notebook
+        assert b"def softmax(S):" in extracted
+    assert copies["alice"] != copies["bob"]
