@@ -134,6 +134,26 @@ def cgroup_remove(name: str) -> None:
             pass
 
 
+def cgroup_sweep() -> None:
+    """Remove the empty cgroups of grading processes that died without cleaning up (killed, say).
+
+    Names are "<pid>-<slot>"; one whose pid no longer runs is stale, and rmdir only succeeds when empty.
+    """
+    for controller in CGROUP_CONTROLLERS:
+        parent = CGROUP_ROOT / controller / "qkv"
+        try:
+            children = [p for p in parent.iterdir() if p.is_dir()]
+        except OSError:
+            continue
+        for path in children:
+            pid = path.name.split("-", 1)[0]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                try:
+                    path.rmdir()
+                except OSError:
+                    pass
+
+
 def pids_of_uid(uid: int) -> list[int]:
     """Every process whose real uid is `uid` (a sandbox slot's uid owns nothing else)."""
     out = []

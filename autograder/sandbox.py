@@ -111,6 +111,7 @@ class Sandbox:
         self.cgroup = f"{os.getpid()}-{slot}"
         self._cgroup_procs = []
         if self.layers.cgroups:
+            isolation.cgroup_sweep()
             self._cgroup_procs = isolation.cgroup_create(self.cgroup, max_pids=limits.max_processes + 1,
                                                          memory_bytes=(limits.memory_mb + 256) << 20)
         self._start_zygote()

@@ -111,3 +111,15 @@ def test_messages_from_the_child_become_one_printable_line(sb):
         r = s.call("f", [S])
     assert r.kind == "raised" and "\n" not in r.message and "\x1b" not in r.message
     assert "two lines" in r.message
+
+
+def test_empty_cgroups_of_dead_grading_processes_are_swept_at_start():
+    if not isolation.probe().cgroups:
+        pytest.skip("this machine has no writable cgroups v1")
+    import subprocess
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid names a cgroup that nothing will clean up
+    name = f"{dead.pid}-0"
+    isolation.cgroup_create(name, max_pids=4, memory_bytes=64 << 20)
+    Sandbox(Limits()).close()
+    assert not any(p.exists() for p in isolation.cgroup_paths(name))
