@@ -59,25 +59,20 @@ def test_the_function_bodies_come_from_the_reference_alone(course, assignment, r
         assert body.strip() in reference_source and "### END SOLUTION" in body
 
 
-def test_a_solution_line_in_a_notebook_cell_stops_the_release(course, assignment):
+@pytest.mark.parametrize("cell, source, message", [
+    (3, "    return Q @ K.T  # (n_q, n_k)\n", "attention.ipynb would leak solution line"),
+    (0, "Dividing by the sum does that; the shift only\nkeeps the numbers representable.\n",
+     "attention.ipynb would leak the quiz answer"),
+])
+def test_a_secret_in_a_notebook_cell_stops_the_release(course, assignment, cell, source, message):
+    """A solution line, or a quiz feedback sentence, pasted into any cell of the notebook."""
     r = release.Release(course, assignment)
     for step in release.STEPS[:-1]:
         step(r)
     nb = json.loads(r.files["attention.ipynb"])
-    nb["cells"][3]["source"] = ["    return Q @ K.T  # (n_q, n_k)\n"]
+    nb["cells"][cell]["source"] = [source]
     r.files["attention.ipynb"] = json.dumps(nb)
-    with pytest.raises(QkvError, match="attention.ipynb would leak solution line"):
-        release.check_no_secrets(r)
-
-
-def test_a_quiz_feedback_sentence_in_the_notebook_stops_the_release(course, assignment):
-    r = release.Release(course, assignment)
-    for step in release.STEPS[:-1]:
-        step(r)
-    nb = json.loads(r.files["attention.ipynb"])
-    nb["cells"][0]["source"] = ["Dividing by the sum does that; the shift only\nkeeps the numbers representable.\n"]
-    r.files["attention.ipynb"] = json.dumps(nb)
-    with pytest.raises(QkvError, match="attention.ipynb would leak the quiz answer"):
+    with pytest.raises(QkvError, match=message):
         release.check_no_secrets(r)
 
 
