@@ -45,11 +45,13 @@ class Expect:
         self.rtol, self.atol = rtol, atol
         self.show_inputs = show_inputs
         self.notes: dict = {}
+        self.last_value = None  # what the student's last call returned, kept even when a check fails
 
     def call(self, function: str, *args):
         """The student's return value and which inputs it changed; raises StudentProblem otherwise."""
         args = [np.array(a, dtype=np.float64) for a in args]
         result = self._call(function, args)
+        self.last_value = result.value
         if result.kind != "returned":
             raise StudentProblem(_OUTCOME_OF_KIND.get(result.kind, "exited"), result.message)
         return result.value, result.inputs_changed

@@ -183,3 +183,13 @@ def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, c
     output = results.read(first).output
     assert "attention.py:" in output and "qkv-sub-" not in output
     assert first.read_bytes() == second.read_bytes()
+
+
+def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wrong(graded, ref):
+    from autograder import fixture
+    out, _ = graded
+    wrong = results.read(out / "results" / "mistake_softmax_axis0.json").fixture_attention
+    right = results.read(out / "results" / "honest_reference.json").fixture_attention
+    assert wrong is not None and right is not None and wrong != right
+    assert abs(sum(right[1]) - 1) < 1e-3 and right == fixture.build(ref).A.round(4).tolist()
+    assert results.read(out / "results" / "stub.json").fixture_attention is None

@@ -9,13 +9,13 @@ pytestmark = pytest.mark.part("attend")
 
 @pytest.mark.weight(2)
 def test_two_plus_three(expect, fx):
-    expect.notes["fixture_attention"] = None
-    value, _ = expect.call("attend", *fx.inputs())
-    if isinstance(value, tuple) and len(value) == 2:
-        A = np.asarray(value[1]) if isinstance(value[1], np.ndarray) else None
-        if A is not None and A.shape == fx.A.shape and np.all(np.isfinite(A)):
-            expect.notes["fixture_attention"] = A.round(4).tolist()
-    expect.same("attend", *fx.inputs(), hidden=False)
+    try:
+        expect.same("attend", *fx.inputs(), hidden=False)
+    finally:  # right or wrong, the student's A goes on their feedback page beside the reference's
+        value = expect.last_value
+        A = value[1] if isinstance(value, tuple) and len(value) == 2 else None
+        ok = isinstance(A, np.ndarray) and A.shape == fx.A.shape and bool(np.all(np.isfinite(A)))
+        expect.notes["fixture_attention"] = A.round(4).tolist() if ok else None
 
 
 @pytest.mark.weight(3)
