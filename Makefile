@@ -30,7 +30,7 @@ bench-dask: $(VENV)/.test
 	$(BIN)/python scripts/bench_dask.py
 
 schema: $(VENV)/.base
-	$(BIN)/python -m autograder.config > course.schema.json
+	$(BIN)/python -m autograder.course.config > course.schema.json
 
 release: $(VENV)/.base
 	$(BIN)/qkv release

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from autograder import __version__
-from autograder.config import load_course
+from autograder.course.config import load_course
 from autograder.errors import QkvError
 
 
@@ -16,7 +16,8 @@ def _course(args):
 
 
 def cmd_fixture(args) -> int:
-    from autograder import fixture, reference
+    from autograder.grading import fixture
+    from autograder.grading import reference
     course = _course(args)
     assignment = course.assignment(args.assignment)
     fx = fixture.build(reference.load(course.path(assignment.source)))
@@ -36,7 +37,7 @@ def cmd_release(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from autograder import check
+    from autograder.public import run as check
     course = _course(args)
     assignment = course.assignment(args.assignment)
     path = Path(args.path)
@@ -64,12 +65,12 @@ def _executor(args):
         return None
     if not args.scheduler:
         raise QkvError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
-    from autograder import dask_executor
+    from autograder.grading import dask_executor
     return dask_executor.DaskExecutor(args.scheduler)
 
 
 def cmd_grade(args) -> int:
-    from autograder import grade
+    from autograder.grading import batch as grade
     course = _course(args)
     summary = grade.grade(course, Path(args.submissions), assignment=args.assignment, out=Path(args.out),
                           jobs=args.jobs, force=args.force, progress=not args.quiet, executor=_executor(args))
@@ -78,7 +79,7 @@ def cmd_grade(args) -> int:
     for line in summary.errors:
         print(f"qkv: grader error: {line}", file=sys.stderr)
     if not args.quiet:
-        from autograder import report
+        from autograder.reports import class_report as report
         out = Path(args.out)
         print(report.terminal_summary(course, course.assignment(args.assignment), out, summary.students))
         print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
@@ -88,8 +89,8 @@ def cmd_grade(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from autograder import gradescope
-    from autograder.config import course_file
+    from autograder.integrations import gradescope
+    from autograder.course.config import course_file
     course = _course(args)
     path = gradescope.build_zip(course, course_file(args.course), assignment=args.assignment, out=Path(args.out))
     print(f"wrote {path}: upload it as the assignment's autograder on Gradescope")
@@ -97,7 +98,7 @@ def cmd_gradescope(args) -> int:
 
 
 def cmd_gradescope_run(args) -> int:
-    from autograder import gradescope
+    from autograder.integrations import gradescope
     course = _course(args)
     root = Path(args.root) if args.root else gradescope.default_root()
     data = gradescope.run(course, assignment=args.assignment, root=root)
@@ -111,7 +112,7 @@ def cmd_gradescope_run(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from autograder import validate
+    from autograder.grading import validate
     course = _course(args)
     verdicts = validate.validate(course, course.assignment(args.assignment), jobs=args.jobs)
     for v in verdicts:
@@ -122,7 +123,8 @@ def cmd_validate(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from autograder import reference, synthetic
+    from autograder.grading import reference
+    from autograder.grading import synthetic
     course = _course(args)
     assignment = course.assignment(args.assignment)
     out = Path(args.out)
@@ -138,7 +140,7 @@ def cmd_demo(args) -> int:
     return code
 
 def cmd_nbgrader_export(args) -> int:
-    from autograder import nbgrader_export
+    from autograder.integrations import nbgrader_export
     course = _course(args)
     out = Path(args.dir)
     for path in nbgrader_export.export(course, course.assignment(args.assignment), out=out):
@@ -149,7 +151,7 @@ def cmd_nbgrader_export(args) -> int:
 
 
 def _check_answers(course, assignment, path: Path) -> int:
-    from autograder import quiz
+    from autograder.quiz import grading as quiz
     master = quiz.load_quiz(course, assignment)
     problems = quiz.check_answers_file(path, master)
     for line in problems:
@@ -162,8 +164,9 @@ def _check_answers(course, assignment, path: Path) -> int:
 
 
 def _quiz_variant(args):
-    from autograder import quiz, reference
-    from autograder.submission import STUDENT_ID
+    from autograder.quiz import grading as quiz
+    from autograder.grading import reference
+    from autograder.grading.submissions import STUDENT_ID
     if not STUDENT_ID.match(args.student):
         raise QkvError(f"--student: '{args.student}' is not a usable student id (letters, digits and . _ - @ + only)")
     course = _course(args)
@@ -174,13 +177,14 @@ def _quiz_variant(args):
 
 
 def cmd_quiz_show(args) -> int:
-    from autograder import quiz_render
+    from autograder.quiz import render as quiz_render
     master, posed = _quiz_variant(args)
     text = quiz_render.render_text(master, posed, args.student)
     if not getattr(args, "notebook", None):
         print(text, end="")
         return 0
-    from autograder import notebook_build, release
+    from autograder import release
+    from autograder.notebook import build as notebook_build
     course = _course(args)
     released = release.build(course, course.assignment(args.assignment)).get("attention.ipynb")
     if released is None:
@@ -191,7 +195,7 @@ def cmd_quiz_show(args) -> int:
 
 
 def cmd_quiz_key(args) -> int:
-    from autograder import quiz_render
+    from autograder.quiz import render as quiz_render
     master, posed = _quiz_variant(args)
     print(quiz_render.answer_key(master, posed, args.student), end="")
     return 0

@@ -13,8 +13,14 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import compare, notebook_build, public_cases, public_checks, quiz_master, quiz_render, reference
-from autograder.config import Assignment, Course
+from autograder.public import compare
+from autograder.notebook import build as notebook_build
+from autograder.public import cases as public_cases
+from autograder.public import checks as public_checks
+from autograder.quiz import master as quiz_master
+from autograder.quiz import render as quiz_render
+from autograder.grading import reference
+from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 
 BEGIN = "### BEGIN SOLUTION"
@@ -25,7 +31,7 @@ ANSWERS_FILE = "answers.yaml"
 # Lines of the quiz master that carry an answer; none may appear in a released file.
 QUIZ_ANSWER_LINE = re.compile(r"^(- )?(correct|answer|feedback|hint):")
 PACKAGE_DIR = Path(__file__).parent
-SUITES_DIR = PACKAGE_DIR / "suites"
+SUITES_DIR = PACKAGE_DIR / "grading" / "suites"
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the bundle is byte-identical on every release
 
 
@@ -102,8 +108,8 @@ def check_stub_signatures(r: Release) -> None:
 
 def add_public_checks(r: Release) -> None:
     """Ship the comparison helpers and the public checks, plus a pytest file that runs them."""
-    for module in (compare, public_checks):
-        r.files[Path(module.__file__).name] = Path(module.__file__).read_text(encoding="utf-8")
+    for name, module in (("compare.py", compare), ("public_checks.py", public_checks)):
+        r.files[name] = Path(module.__file__).read_text(encoding="utf-8")
     r.files["test_attention.py"] = (PACKAGE_DIR / "templates" / "test_attention.py").read_text(encoding="utf-8")
 
 

@@ -15,7 +15,7 @@ import numpy as np
 try:  # inside the student bundle the two modules sit side by side
     from compare import problem
 except ImportError:
-    from autograder.compare import problem
+    from autograder.public.compare import problem
 
 CASES_FILE = "public_cases.json"
 TUPLE_NAMES = {"project": ("Q", "K", "V"), "attend": ("O", "A")}

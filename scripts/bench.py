@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import synthetic
-from autograder.config import load_course
+from autograder.grading import synthetic
+from autograder.course.config import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,8 +52,8 @@ def main() -> None:
             subs, out = Path(tmp) / "subs", Path(tmp) / "out"
             synthetic.write_class(source, subs, n, kinds=kinds)
             # Measured in a child so each size's peak memory is its own.
-            code = (f"import time, resource, json; from autograder.grade import grade; "
-                    f"from autograder.config import load_course; c = load_course({str(ROOT / 'course.yaml')!r}); "
+            code = (f"import time, resource, json; from autograder.grading.batch import grade; "
+                    f"from autograder.course.config import load_course; c = load_course({str(ROOT / 'course.yaml')!r}); "
                     f"t = time.perf_counter(); s = grade(c, {str(subs)!r}, assignment='attention', out={str(out)!r}, "
                     f"jobs={args.jobs!r}, progress=False); dt = time.perf_counter() - t; "
                     f"print(json.dumps({{'seconds': dt, 'graded': s.graded, 'isolation': s.isolation, "

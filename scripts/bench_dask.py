@@ -23,10 +23,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from distributed import Client, LocalCluster  # noqa: E402
 
-from autograder import results, synthetic  # noqa: E402
-from autograder.config import load_course  # noqa: E402
-from autograder.dask_executor import DaskExecutor  # noqa: E402
-from autograder.grade import CHUNK, grade  # noqa: E402
+from autograder.grading import results
+from autograder.grading import synthetic  # noqa: E402
+from autograder.course.config import load_course  # noqa: E402
+from autograder.grading.dask_executor import DaskExecutor  # noqa: E402
+from autograder.grading.batch import CHUNK, grade  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

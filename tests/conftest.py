@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import reference
-from autograder.config import load_course
+from autograder.grading import reference
+from autograder.course.config import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 

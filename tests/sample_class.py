@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autograder import fixture, mistakes, results
-from autograder.results import StudentResult, TestResult
+from autograder.grading import fixture
+from autograder.grading import mistakes
+from autograder.grading import results
+from autograder.grading.results import StudentResult, TestResult
 
 CHECKS = ("the 'two plus three' example", "random case 1", "random case 2", "leaves its inputs unchanged")
 MARKUP_ID = "mallory<b>&'"

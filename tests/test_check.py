@@ -1,7 +1,7 @@
 """`qkv check`: a line per function, teaching messages, stubs and broken files handled."""
 import pytest
 
-from autograder import mistakes
+from autograder.grading import mistakes
 from autograder.cli import main
 
 

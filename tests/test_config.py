@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 import yaml
 
-from autograder import config
+from autograder.course import config
 from autograder.cli import main
 from autograder.errors import QkvError
 

@@ -5,10 +5,14 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from autograder import dask_executor, isolation, results, sandbox, synthetic  # noqa: E402
+from autograder.grading import dask_executor
+from autograder.sandbox import isolation
+from autograder.grading import results
+from autograder.sandbox import host as sandbox
+from autograder.grading import synthetic  # noqa: E402
 from autograder.cli import main  # noqa: E402
-from autograder.grade import grade  # noqa: E402
-from autograder.submission import Submission, with_files  # noqa: E402
+from autograder.grading.batch import grade  # noqa: E402
+from autograder.grading.submissions import Submission, with_files  # noqa: E402
 
 KINDS = ["honest_reference", "honest_einsum", "mistake_softmax_axis0", "mistake_softmax_no_max",
          "mistake_project_swapped_qk", "stub", "broken_syntax_error", "broken_import_error"]

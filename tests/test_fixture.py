@@ -3,7 +3,7 @@ import json
 
 import numpy as np
 
-from autograder import fixture
+from autograder.grading import fixture
 from autograder.cli import main
 
 

@@ -10,9 +10,12 @@ import time
 import jsonschema
 import pytest
 
-from autograder import cases, gradescope, results, synthetic
+from autograder.grading import cases
+from autograder.integrations import gradescope
+from autograder.grading import results
+from autograder.grading import synthetic
 from autograder.cli import main
-from autograder.grade import grade
+from autograder.grading.batch import grade
 
 KINDS = ["honest_reference", "honest_loops", "mistake_softmax_axis0", "mistake_score_scaled", "stub",
          "broken_syntax_error"]
@@ -60,7 +63,7 @@ def test_results_json_follows_gradescope_format(graded):
 
 
 def test_hidden_case_messages_reveal_no_expected_numbers_but_public_ones_do(tmp_path, course, assignment):
-    from autograder import reference
+    from autograder.grading import reference
     subs = tmp_path / "subs"
     subs.mkdir()
     source = course.path(assignment.source).read_text()
@@ -186,7 +189,7 @@ def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, c
 
 
 def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wrong(graded, ref):
-    from autograder import fixture
+    from autograder.grading import fixture
     out, _ = graded
     wrong = results.read(out / "results" / "mistake_softmax_axis0.json").fixture_attention
     right = results.read(out / "results" / "honest_reference.json").fixture_attention

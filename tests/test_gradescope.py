@@ -11,7 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder import gradescope, mistakes
+from autograder.integrations import gradescope
+from autograder.grading import mistakes
 from autograder.cli import main
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -61,8 +62,8 @@ def test_the_zip_has_both_scripts_at_its_root_and_carries_the_kit(autograder_zip
         infos = {i.filename: i for i in z.infolist()}
     for script in ("setup.sh", "run_autograder"):
         assert stat.S_IMODE(infos[script].external_attr >> 16) == 0o755
-    assert {"pyproject.toml", "README.md", "course.yaml", "solutions/attention.py", "autograder/grade.py",
-            "autograder/suites/test_softmax.py", "autograder/schemas/gradescope_results.schema.json"} <= set(infos)
+    assert {"pyproject.toml", "README.md", "course.yaml", "solutions/attention.py", "autograder/grading/batch.py",
+            "autograder/grading/suites/test_softmax.py", "autograder/integrations/schemas/gradescope_results.schema.json"} <= set(infos)
     assert not [n for n in infos if "__pycache__" in n or n.startswith(("tests/", "exercises/", "."))]
 
 
@@ -92,7 +93,8 @@ def hostile(reference_source: str) -> str:
 
 
 def answer_key(course, assignment, ref, student: str) -> str:
-    from autograder import quiz, quiz_render
+    from autograder.quiz import grading as quiz
+    from autograder.quiz import render as quiz_render
     master = quiz.load_quiz(course, assignment)
     return quiz_render.answer_key(master, quiz.variant(master, course, assignment, student, ref), student)
 
@@ -124,7 +126,7 @@ def test_run_autograder_writes_valid_gradescope_results(tmp_path, autograder_zip
 
 def test_run_autograder_uses_the_kit_unpacked_from_the_zip(tmp_path, autograder_zip, reference_source):
     root = fake_autograder_root(tmp_path, autograder_zip, {"attention.py": reference_source})
-    (root / "source" / "autograder" / "suites" / "test_attend.py").unlink()
+    (root / "source" / "autograder" / "grading" / "suites" / "test_attend.py").unlink()
     proc = run_autograder(root)
     assert proc.returncode == 2 and "no hidden suite test_attend.py" in proc.stderr
     assert not (root / "results" / "results.json").exists()

@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import isolation, results, sandbox, slots
-from autograder.grade import grade
+from autograder.sandbox import isolation
+from autograder.grading import results
+from autograder.sandbox import host as sandbox
+from autograder.sandbox import slots
+from autograder.grading.batch import grade
 
 HOSTILE = Path(__file__).parent / "hostile"
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,11 +10,15 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
-from autograder import mistakes, nbgrader_bridge, nbgrader_export, results, synthetic
+from autograder.grading import mistakes
+from autograder.integrations import nbgrader_bridge
+from autograder.integrations import nbgrader_export
+from autograder.grading import results
+from autograder.grading import synthetic
 from autograder.cli import main
-from autograder.config import load_course
+from autograder.course.config import load_course
 from autograder.errors import QkvError
-from autograder.grade import grade
+from autograder.grading.batch import grade
 
 BIN = Path(sys.executable).parent
 # student -> kind of submission (autograder.synthetic): full marks, a partial-credit mistake, a chain

@@ -4,12 +4,17 @@ import json
 
 import pytest
 
-from autograder import mistakes, notebook, quiz, quiz_render, release, synthetic
+from autograder import release
+from autograder.grading import mistakes
+from autograder.notebook import read as notebook
+from autograder.quiz import grading as quiz
+from autograder.quiz import render as quiz_render
+from autograder.grading import synthetic
 from autograder.cli import main
 from autograder.errors import QkvError
-from autograder.grade import grade
-from autograder.quiz_answers import Answers
-from autograder.submission import Submission, answers_source, read_code
+from autograder.grading.batch import grade
+from autograder.quiz.answers import Answers
+from autograder.grading.submissions import Submission, answers_source, read_code
 
 
 @pytest.fixture(scope="module")
@@ -241,7 +246,7 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     (subs / "erin" / "attention.ipynb").write_text(notebooks["alice/attention.ipynb"])
     (subs / "erin" / "answers.yaml").write_text("dot-product: [\n")
     grade(course, subs, assignment="attention", out=out, jobs=2, progress=False, pages=False)
-    from autograder import results
+    from autograder.grading import results
     return {s: results.read(results.path_for(out, s)) for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina")}
 
 

@@ -7,7 +7,10 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
-from autograder import notebook, notebook_build, release, synthetic
+from autograder import release
+from autograder.notebook import read as notebook
+from autograder.notebook import build as notebook_build
+from autograder.grading import synthetic
 from autograder.errors import QkvError
 
 FUNCTIONS = ("project", "score", "softmax", "aggregate", "attend")

@@ -10,9 +10,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from autograder import feedback, fixture, heatmap, mistakes, report, results
-from autograder.pages import feedback_href
-from autograder.results import StudentResult
+from autograder.reports import feedback
+from autograder.grading import fixture
+from autograder.reports import heatmap
+from autograder.grading import mistakes
+from autograder.reports import class_report as report
+from autograder.grading import results
+from autograder.reports.pages import feedback_href
+from autograder.grading.results import StudentResult
 from autograder.errors import QkvError
 from sample_class import MARKUP_ID, MARKUP_TEXT, RUN, build, write_class
 

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 from PIL import Image
 
-from autograder import report
+from autograder.reports import class_report as report
 from sample_class import write_class
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)

@@ -1,10 +1,10 @@
 """The suite plugin, tested the way pytest tests plugins: with pytester."""
 import pytest
 
-from autograder.config import parse_course
-from autograder.plugin import GradingContext, SuitePlugin
-from autograder.sandbox import Sandbox
-from autograder.submission import Submission
+from autograder.course.config import parse_course
+from autograder.grading.suite_runner import GradingContext, SuitePlugin
+from autograder.sandbox.host import Sandbox
+from autograder.grading.submissions import Submission
 
 pytest_plugins = ["pytester"]
 
@@ -42,7 +42,7 @@ def submission(tmp_path, name, source):
 
 
 def test_one_report_per_student_and_test_with_weighted_points(pytester, tmp_path, ctx, reference_source):
-    from autograder import mistakes
+    from autograder.grading import mistakes
     subs = [submission(tmp_path, "good", reference_source),
             submission(tmp_path, "axis0", mistakes.by_id("softmax_axis0").mutant_source(reference_source))]
     got = {}

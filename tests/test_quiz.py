@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 import yaml
 
-from autograder import fixture, quiz, quiz_render, release
+from autograder import release
+from autograder.grading import fixture
+from autograder.quiz import grading as quiz
+from autograder.quiz import render as quiz_render
 from autograder.cli import main
 from autograder.errors import QkvError
 

@@ -4,9 +4,10 @@ import struct
 import numpy as np
 import pytest
 
-from autograder import isolation, wire
-from autograder.config import Limits
-from autograder.sandbox import Sandbox
+from autograder.sandbox import isolation
+from autograder.sandbox import wire
+from autograder.course.config import Limits
+from autograder.sandbox.host import Sandbox
 
 S = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
 

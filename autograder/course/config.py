@@ -1,0 +1,297 @@
+"""course.yaml: declared once as frozen dataclasses, validated on load, mirrored as a JSON Schema."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+
+from autograder.errors import QkvError, did_you_mean
+
+COURSE_FILE = "course.yaml"
+SCHEMA_FILE = "course.schema.json"
+MAX_CONFIG_BYTES = 1_000_000
+
+Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
+
+
+def _f(description: str, default=dataclasses.MISSING, *, minimum=None, **kw):
+    """A dataclass field with a description (and an optional lower bound) for errors and the schema."""
+    meta = {"description": description}
+    if minimum is not None:
+        meta["minimum"] = minimum
+    if default is not dataclasses.MISSING:
+        kw["default"] = default
+    return field(metadata=meta, **kw)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to every worker that runs student code."""
+
+    call_timeout_s: float = _f("wall-clock seconds one call of a student function may take", 2.0, minimum=0.05)
+    import_timeout_s: float = _f("wall-clock seconds loading the submission may take", 5.0, minimum=0.05)
+    cpu_s: int = _f("CPU seconds one worker may use in all", 20, minimum=1)
+    memory_mb: int = _f("address-space limit of one worker, in MiB", 1024, minimum=64)
+    max_processes: int = _f("processes and threads one submission may run at once", 16, minimum=1)
+    max_file_kb: int = _f("largest file a submission may write, in KiB", 256, minimum=0)
+    max_output_kb: int = _f("stdout/stderr kept per submission, in KiB; the rest is dropped", 16, minimum=1)
+    max_submission_kb: int = _f("largest submission file accepted, in KiB; for a notebook, the size of the "
+                                "code taken from its solution cells", 2048, minimum=1)
+    max_notebook_kb: int = _f("largest notebook file accepted, in KiB, outputs included (only the cells' "
+                              "sources are read)", 65536, minimum=1)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close a student's array must be to the reference (numpy.isclose semantics)."""
+
+    rtol: float = _f("relative tolerance", 1e-6, minimum=0)
+    atol: float = _f("absolute tolerance", 1e-9, minimum=0)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One graded function of an assignment: a column of the gradebook."""
+
+    id: str = _f("gradebook column and suite name (autograder/suites/test_<id>.py)")
+    function: str = _f("name of the student function this part grades")
+    points: float = _f("points for the whole part, shared among its checks by weight", minimum=0)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One assignment: a reference solution, its graded parts, and where students find it."""
+
+    id: str = _f("short id used on the command line, e.g. attention")
+    title: str = _f("human-readable title")
+    source: str = _f("the instructor master with solution markers, relative to course.yaml")
+    parts: tuple[Part, ...] = _f("graded parts, in gradebook order")
+    deadline: Optional[str] = _f("due date, ISO 8601 (e.g. 2026-12-15T23:59:00+00:00)", None)
+    random_cases: int = _f("seeded random cases per randomised check", 3, minimum=1)
+    quiz: Optional[str] = _f("quiz master relative to course.yaml (answers included)", None)
+    quiz_points: float = _f("points for the whole quiz", 0, minimum=0)
+    notebook: Optional[str] = _f("the notebook's story (markdown with qkv directives) relative to course.yaml; "
+                                 "release then writes attention.ipynb too", None)
+
+    def part(self, part_id: str) -> Part:
+        for p in self.parts:
+            if p.id == part_id:
+                return p
+        raise QkvError(f"unknown part '{part_id}' in assignment '{self.id}'"
+                       + did_you_mean(part_id, [p.id for p in self.parts]))
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What graded students are shown."""
+
+    visibility: Visibility = _f("Gradescope visibility of each test result", "after_published")
+    show_case_inputs: bool = _f("include the inputs of failing hidden cases in feedback", False)
+    reveal_quiz_answers: bool = _f("show the correct quiz answer next to a wrong one", False)
+
+
+@dataclass(frozen=True)
+class Course:
+    """The whole course: read from course.yaml."""
+
+    name: str = _f("course name shown in reports")
+    seed: int = _f("course seed; cases per student derive from it, the assignment and the student id")
+    assignments: tuple[Assignment, ...] = _f("the assignments of the course")
+    limits: Limits = _f("limits for student code", dataclasses.MISSING, default_factory=Limits)
+    tolerance: Tolerance = _f("comparison tolerances", dataclasses.MISSING, default_factory=Tolerance)
+    feedback: Feedback = _f("what students are shown", dataclasses.MISSING, default_factory=Feedback)
+    root: Path = field(default=Path("."), metadata={"internal": True}, compare=False)
+
+    def assignment(self, assignment_id: str) -> Assignment:
+        for a in self.assignments:
+            if a.id == assignment_id:
+                return a
+        raise QkvError(f"{COURSE_FILE}: unknown assignment '{assignment_id}'"
+                       + did_you_mean(assignment_id, [a.id for a in self.assignments]))
+
+    def path(self, relative: str) -> Path:
+        return self.root / relative
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading with one-line errors that name the path and the value.
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fields(cls):
+    return [f for f in dataclasses.fields(cls) if not f.metadata.get("internal")]
+
+
+def _convert(tp, value, where: str):
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _convert(inner, value, where)
+    if origin is Literal:
+        if value not in args:
+            raise QkvError(f"{where}: expected one of {', '.join(map(str, args))}, got {_describe(value)}")
+        return value
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise QkvError(f"{where}: expected a list, got {_describe(value)}")
+        return tuple(_convert(args[0], item, f"{where}[{i}]") for i, item in enumerate(value))
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, where)
+    if tp is object:  # checked by the owner, whose rules depend on other fields (a quiz answer's kind)
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise QkvError(f"{where}: expected true or false, got {_describe(value)}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise QkvError(f"{where}: expected a whole number, got {_describe(value)}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise QkvError(f"{where}: expected a number, got {_describe(value)}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str) or not value.strip():
+            raise QkvError(f"{where}: expected a non-empty string, got {_describe(value)}")
+        return value
+    raise TypeError(f"unsupported config type {tp!r}")  # a bug in this module, not user input
+
+
+def _join(where: str, key) -> str:
+    """'course.yaml:' + 'limits' -> 'course.yaml: limits'; 'course.yaml: limits' + 'cpu_s' -> '....limits.cpu_s'."""
+    return f"{where} {key}" if where.endswith(":") else f"{where}.{key}"
+
+
+def _build(cls, data, where: str):
+    if not isinstance(data, dict):
+        raise QkvError(f"{where.rstrip(':')}: expected a mapping, got {_describe(data)}")
+    hints = typing.get_type_hints(cls)
+    known = {f.name: f for f in _fields(cls)}
+    for key in data:
+        if key not in known:
+            raise QkvError(f"{_join(where, key)}: unknown key" + did_you_mean(str(key), known))
+    values = {}
+    for name, f in known.items():
+        sub = _join(where, name)
+        if name not in data:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise QkvError(f"{sub}: missing (required: {f.metadata['description']})")
+            continue
+        value = _convert(hints[name], data[name], sub)
+        minimum = f.metadata.get("minimum")
+        if minimum is not None and value < minimum:
+            raise QkvError(f"{sub}: must be at least {minimum}, got {_describe(data[name])}")
+        values[name] = value
+    return cls(**values)
+
+
+def _unique(items, where: str) -> None:
+    seen = set()
+    for i, item in enumerate(items):
+        if item.id in seen:
+            raise QkvError(f"{where}[{i}].id: duplicate id '{item.id}'")
+        seen.add(item.id)
+
+
+def parse_course(data, *, root: Path = Path("."), name: str = COURSE_FILE) -> Course:
+    """Validate already-parsed YAML data into a Course."""
+    course = _build(Course, data, f"{name}:")
+    _unique(course.assignments, f"{name}: assignments")
+    for i, a in enumerate(course.assignments):
+        _unique(a.parts, f"{name}: assignments[{i}].parts")
+        if a.quiz is None and a.quiz_points:
+            raise QkvError(f"{name}: assignments[{i}].quiz_points: set, but no quiz file is given")
+    return dataclasses.replace(course, root=root)
+
+
+def course_file(path: Path | str | None = None) -> Path:
+    """The course file a --course argument names: a file, or course.yaml in a folder (default: ./course.yaml)."""
+    path = Path(path) if path else Path(COURSE_FILE)
+    return path / COURSE_FILE if path.is_dir() else path
+
+
+def read_yaml(path: Path, *, name: str, limit: int, missing: str = "not found"):
+    """An instructor's YAML file (course.yaml, quiz.yaml), safely parsed; errors are one line naming `name`."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise QkvError(f"{name}: {missing}") from None
+    except OSError as e:
+        raise QkvError(f"{name}: cannot read ({e.strerror})") from None
+    if len(raw) > limit:
+        raise QkvError(f"{name}: larger than {limit} bytes")
+    try:
+        return yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise QkvError(f"{name}: not UTF-8 (byte {e.start})") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark else ""
+        raise QkvError(f"{name}: invalid YAML{at}: {getattr(e, 'problem', None) or e}") from None
+
+
+def load_course(path: Path | str | None = None) -> Course:
+    """Read and validate course.yaml (default: ./course.yaml)."""
+    path = course_file(path)
+    data = read_yaml(path, name=str(path), limit=MAX_CONFIG_BYTES,
+                     missing="not found (run from the course folder or pass --course PATH)")
+    return parse_course(data, root=path.resolve().parent, name=str(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# The JSON Schema, derived from the same dataclasses (course.schema.json is kept equal by a test).
+
+def _schema_of(tp) -> dict:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        (inner,) = [a for a in args if a is not type(None)]
+        return {"anyOf": [_schema_of(inner), {"type": "null"}]}
+    if origin is Literal:
+        return {"enum": list(args)}
+    if origin is tuple:
+        return {"type": "array", "items": _schema_of(args[0])}
+    if dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        props, required = {}, []
+        for f in _fields(tp):
+            prop = {"description": f.metadata["description"], **_schema_of(hints[f.name])}
+            if "minimum" in f.metadata:
+                prop["minimum"] = f.metadata["minimum"]
+            if f.default is not dataclasses.MISSING and f.default is not None:
+                prop["default"] = f.default
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                required.append(f.name)
+            props[f.name] = prop
+        return {"type": "object", "description": (tp.__doc__ or "").strip(), "properties": props,
+                "required": required, "additionalProperties": False}
+    return {bool: {"type": "boolean"}, int: {"type": "integer"}, float: {"type": "number"},
+            str: {"type": "string", "minLength": 1}}[tp]
+
+
+def json_schema() -> dict:
+    schema = _schema_of(Course)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "qkv-kit course.yaml",
+            **schema}
+
+
+def schema_text() -> str:
+    return json.dumps(json_schema(), indent=2) + "\n"
+
+
+if __name__ == "__main__":  # python -m autograder.course.config > course.schema.json
+    print(schema_text(), end="")

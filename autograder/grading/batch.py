@@ -1,0 +1,202 @@
+"""`qkv grade`: grade a folder of submissions in parallel, sandboxed, into a gradebook.
+
+The parent only discovers submissions, hands out chunks and writes the gradebook; each grading
+process (one per job) loads the reference, owns one sandbox zygote and runs the hidden suites on its
+chunks, writing results/<student>.json atomically as each student finishes. A rerun skips students
+whose results exist (unless force), so a killed batch completes to the same gradebook.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import multiprocessing
+import multiprocessing.util
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from autograder import __version__
+from autograder.grading import reference
+from autograder.reports import class_report as report
+from autograder.grading import results
+from autograder.course.config import Assignment, Course
+from autograder.errors import QkvError
+from autograder.grading.suite_runner import GradingContext, run_suites
+from autograder.grading.results import StudentResult, atomic_write
+from autograder.sandbox.host import Sandbox, layers
+from autograder.grading.submissions import Submission, answers_source, discover
+
+CHUNK = 50  # students per pytest session: large enough to amortise its start-up
+
+
+@dataclass
+class Summary:
+    """What a grading run did, for the CLI to print."""
+
+    graded: int = 0
+    reused: int = 0
+    skipped: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    students: list[str] = field(default_factory=list)
+    isolation: str = ""
+    seconds: float = 0.0
+
+
+def extra_tests_for(course: Course, assignment: Assignment, ref):
+    """Tests graded outside the suites for each submission (the quiz), or None."""
+    if not assignment.quiz:
+        return None
+    from autograder.quiz import grading as quiz  # noqa: PLC0415 - only assignments with a quiz need it
+    master = quiz.load_quiz(course, assignment)
+    return lambda sub: quiz.grade_answers(course, assignment, sub.student, answers_source(course, sub), ref,
+                                          master=master)
+
+
+def make_context(course: Course, assignment: Assignment, ref, sandbox: Sandbox) -> GradingContext:
+    """The trusted state one grading process keeps for all its chunks."""
+    return GradingContext(course, assignment, ref, sandbox, extra_tests_for(course, assignment, ref))
+
+
+def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tuple[list[str], list[str]]:
+    """Grade one chunk in this (trusted) process; returns (students done, grader errors)."""
+    done = []
+
+    def on_result(result: StudentResult) -> None:
+        results.write(result, out)
+        done.append(result.student)
+
+    errors = run_suites(ctx, chunk, on_result)
+    return done, errors
+
+
+# -- the local executor: one grading process per job --------------------------------------------
+
+_worker: dict = {}
+
+
+def _init_worker(course: Course, assignment_id: str) -> None:
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    assignment = course.assignment(assignment_id)
+    ref = reference.load(course.path(assignment.source))
+    sandbox = Sandbox(course.limits)  # claims a free slot of this machine until it closes
+    # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
+    multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
+    _worker["ctx"] = make_context(course, assignment, ref, sandbox)
+
+
+def _grade_in_worker(chunk: list[Submission], out: Path):
+    return grade_chunk(_worker["ctx"], chunk, out)
+
+
+def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int):
+    """Yield (students done, errors) per chunk as grading processes finish them."""
+    if jobs <= 1:
+        ref = reference.load(course.path(assignment.source))
+        with Sandbox(course.limits) as sandbox:
+            ctx = make_context(course, assignment, ref, sandbox)
+            for chunk in chunks:
+                yield grade_chunk(ctx, chunk, out)
+        return
+    mp = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
+                             initargs=(course, assignment.id)) as pool:
+        futures = [pool.submit(_grade_in_worker, chunk, out) for chunk in chunks]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+# -- the batch ----------------------------------------------------------------------------------
+
+def _already_graded(out: Path, student: str) -> bool:
+    path = results.path_for(out, student)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))["extra_data"]["student"] == student
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _chunks(todo: list[Submission], jobs: int) -> list[list[Submission]]:
+    size = max(1, min(CHUNK, -(-len(todo) // (jobs * 4))))
+    return [todo[i:i + size] for i in range(0, len(todo), size)]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def gradebook_text(assignment: Assignment, out: Path, students: list[str]) -> str:
+    """gradebook.csv: one row per student, sorted, one column per part (and quiz), no timestamps."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    columns = [p.id for p in assignment.parts] + (["quiz"] if assignment.quiz else [])
+    writer.writerow(["student", *columns, "total", "status"])
+    for student in sorted(students):
+        r = results.read(results.path_for(out, student))
+        writer.writerow([student, *(_fmt(r.part_score(c)) for c in columns), _fmt(r.total), r.status])
+    return buf.getvalue()
+
+
+def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
+    return {"assignment": assignment.id, "course_seed": course.seed, "isolation": summary.isolation,
+            "jobs": jobs, "submissions": len(summary.students), "graded": summary.graded,
+            "reused": summary.reused, "skipped": summary.skipped, "grader_errors": summary.errors,
+            "duration_s": round(summary.seconds, 3),
+            "versions": {"qkv-kit": __version__, "python": platform.python_version(), "numpy": np.__version__}}
+
+
+def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs: int | None = None,
+          force: bool = False, progress: bool = True, pages: bool = True, executor=None) -> Summary:
+    """Grade every submission in `submissions` into `out`; returns what happened.
+
+    Args:
+        jobs: grading processes (default: all cores).
+        force: regrade students whose results already exist.
+        progress: show a progress bar on stderr.
+        pages: write feedback/<student>.html and report.html.
+        executor: executor(course, assignment, chunks, out, jobs) yielding (done, errors) per chunk;
+            default: local processes (`run_local`). One whose sandboxes run elsewhere (Dask) reports
+            their isolation in an `isolation` attribute once it has run.
+    """
+    started = time.monotonic()
+    a = course.assignment(assignment)
+    out = Path(out)
+    subs, skipped = discover(Path(submissions))
+    summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=layers().describe())
+    todo = [s for s in subs if force or not _already_graded(out, s.student)]
+    summary.reused = len(subs) - len(todo)
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    results_dir = out / results.RESULTS_DIR
+    results_dir.mkdir(parents=True, exist_ok=True)
+    for stale in results_dir.glob(".*.tmp"):  # left by a run killed mid-write
+        stale.unlink(missing_ok=True)
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm  # noqa: PLC0415 - only interactive runs draw a bar
+        bar = tqdm(total=len(todo), unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
+    run = executor or run_local
+    try:
+        for done, errors in run(course, a, _chunks(todo, jobs), out, jobs):
+            summary.graded += len(done)
+            summary.errors += errors
+            if bar:
+                bar.update(len(done))
+    finally:
+        if bar:
+            bar.close()
+    summary.isolation = getattr(run, "isolation", "") or summary.isolation
+    missing = [s for s in summary.students if not results.path_for(out, s).is_file()]
+    if missing:
+        raise QkvError(f"{len(missing)} submissions got no result (first: {missing[0]}); rerun to complete the batch")
+    atomic_write(out / "gradebook.csv", gradebook_text(a, out, summary.students))
+    summary.seconds = time.monotonic() - started
+    atomic_write(out / "run.json", json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
+    if pages:
+        report.write_pages(course, a, out, summary.students)
+    return summary

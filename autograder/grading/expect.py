@@ -1,0 +1,91 @@
+"""What the hidden suites use: a proxy to the student's functions and `Expect`, which compares.
+
+A suite test asks `expect.same(function, *args)`: the student's function runs in the sandbox on
+plain arrays, the reference runs here, and a mismatch raises CheckFailed with one teaching
+sentence (naming the catalogued mistake when the output matches one). Anything other than a
+returned value (an exception, a timeout, a dead worker) raises StudentProblem with its outcome.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.grading import mistakes
+from autograder.public.compare import problem
+from autograder.public.checks import TUPLE_NAMES
+
+
+class CheckFailed(AssertionError):
+    """The student's output or behaviour is wrong; `message` says how, `mistake` names it if known."""
+
+    def __init__(self, message: str, mistake: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.mistake = mistake
+
+
+class StudentProblem(Exception):
+    """The call did not return: outcome is raised, not_implemented, timeout, memory, exited or ungradable."""
+
+    def __init__(self, outcome: str, message: str):
+        super().__init__(message)
+        self.outcome = outcome
+        self.message = message
+
+
+_OUTCOME_OF_KIND = {"raised": "raised", "not_implemented": "not_implemented", "missing": "ungradable",
+                    "timeout": "timeout", "memory": "memory", "exited": "exited", "invalid": "exited"}
+
+
+class Expect:
+    """Compare one student's functions with the reference, within the course's tolerances."""
+
+    def __init__(self, call, reference, *, rtol: float, atol: float, show_inputs: bool):
+        self._call = call  # call(function, args) -> sandbox.CallResult
+        self.reference = reference
+        self.rtol, self.atol = rtol, atol
+        self.show_inputs = show_inputs
+        self.notes: dict = {}
+        self.last_value = None  # what the student's last call returned, kept even when a check fails
+
+    def call(self, function: str, *args):
+        """The student's return value and which inputs it changed; raises StudentProblem otherwise."""
+        args = [np.array(a, dtype=np.float64) for a in args]
+        result = self._call(function, args)
+        self.last_value = result.value
+        if result.kind != "returned":
+            raise StudentProblem(_OUTCOME_OF_KIND.get(result.kind, "exited"), result.message)
+        return result.value, result.inputs_changed
+
+    def _fail(self, message: str, mistake: str | None, args, hidden: bool):
+        if hidden and self.show_inputs:
+            shown = "; ".join(np.array2string(np.asarray(a), precision=3, separator=", ") for a in args)
+            message += f" Inputs: {shown}"
+        raise CheckFailed(message, mistake)
+
+    def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
+        """Fail unless the student's function returns what the reference returns on these inputs.
+
+        Args:
+            hidden: a drawn (hidden) case: the message then does not reveal expected numbers.
+            check_inputs: also fail when the call modified any of its inputs.
+        Returns:
+            The student's value, for further property checks.
+        """
+        value, changed = self.call(function, *args)
+        expected = getattr(self.reference, function)(*[np.array(a, dtype=np.float64) for a in args])
+        tolerances = {"rtol": self.rtol, "atol": self.atol, "names": TUPLE_NAMES.get(function)}
+        msg = problem(value, expected, **tolerances)
+        if msg:  # only now is it worth asking which known mistake this is
+            msg = problem(value, expected, **tolerances, reveal=not hidden,
+                          variants=mistakes.variants(self.reference, function, args))
+            mistake = next((m.id for m in mistakes.for_part(function) if m.message == msg), None)
+            self._fail(msg, mistake, args, hidden)
+        if check_inputs and any(changed):
+            mistake = next((m.id for m in mistakes.for_part(function) if m.mutates_input), None)
+            self._fail(mistakes.mutation_message(function), mistake, args, hidden)
+        return value
+
+    def holds(self, condition: bool, message: str, mistake: str | None = None) -> None:
+        """Fail with `message` unless a required property holds."""
+        if not condition:
+            raise CheckFailed(message, mistake)

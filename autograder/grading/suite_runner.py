@@ -1,0 +1,250 @@
+"""The pytest plugin that runs the hidden suites over a chunk of students and collects points.
+
+pytest collects the suite files (one file per part, `part` and `weight` markers on the tests);
+the plugin then takes over the run loop: for each student in turn it calls every collected test
+with the values it asks for (`expect`, `rng`, `fx`, `ref`, `n_cases`), all bound to that student,
+and reports one pytest result per student and test. The student's code runs in one confined worker
+(a fresh one for the remaining parts after a crash or a timeout). Points come from course.yaml: a
+part's points are shared among its tests by weight; a test scores all its share or nothing, so a
+part earns partial credit by the checks it passes.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from _pytest.reports import TestReport
+
+from autograder.grading import cases
+from autograder.grading import fixture
+from autograder.grading import mistakes
+from autograder.grading.expect import CheckFailed, Expect, StudentProblem
+from autograder.errors import QkvError
+from autograder.grading.results import StudentResult, TestResult
+from autograder.sandbox.host import CallResult, Sandbox
+from autograder.grading.submissions import Submission, read_code
+
+SUITES_DIR = Path(__file__).parent / "suites"
+_LOAD_OUTCOME = {"timeout": "timeout", "memory": "memory", "exited": "exited"}
+PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
+               "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise",
+               "-p", "no:unraisableexception", "-p", "no:threadexception",
+               "--capture=no", "--import-mode=importlib", "-c", "/dev/null", "-o", "python_files=test_*.py"]
+
+
+@dataclass
+class GradingContext:
+    """Everything trusted that grading needs; built once per grading process."""
+
+    course: object
+    assignment: object
+    reference: object
+    sandbox: Sandbox
+    extra_tests: object = None  # extra_tests(submission) -> list[TestResult], e.g. the quiz
+
+    def __post_init__(self):
+        self.fixture = fixture.build(self.reference)
+
+
+@dataclass(frozen=True)
+class SuiteTest:
+    """One collected suite test: its function, part, weight and points."""
+
+    item: object
+    part: str
+    name: str  # "softmax: scores near 1000 stay finite"
+    max_score: float
+
+
+@dataclass
+class _StudentRun:
+    """One student's grading in progress."""
+
+    sub: Submission
+    files: dict | None = None
+    session: object = None
+    load_failure: tuple[str, str] | None = None  # (outcome, message)
+    dead_parts: dict = field(default_factory=dict)  # part -> (outcome, message)
+    output: list = field(default_factory=list)
+    notes: dict = field(default_factory=dict)
+
+    def close_session(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            text = self.session.output.text()
+            if text:
+                self.output.append(text)
+            self.session = None
+
+
+def readable(item) -> str:
+    """'test_scores_near_1000_stay_finite' -> 'scores near 1000 stay finite' (plus any parameters)."""
+    name = item.originalname.removeprefix("test_").replace("_", " ")
+    params = getattr(getattr(item, "callspec", None), "id", "")
+    return f"{name} [{params}]" if params else name
+
+
+def _marker(item, name: str, default=None):
+    marker = item.get_closest_marker(name)
+    return marker.args[0] if marker else default
+
+
+class SuitePlugin:
+    def __init__(self, ctx: GradingContext, submissions: list[Submission], on_result):
+        self.ctx = ctx
+        self.submissions = submissions
+        self.on_result = on_result
+        self.tests: list[SuiteTest] = []
+        self.errors: list[str] = []
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", "part(id): the course.yaml part a suite test belongs to")
+        config.addinivalue_line("markers", "weight(w): the test's share of its part's points (default 1)")
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        weights: dict[str, float] = {}
+        for item in items:
+            part = _marker(item, "part")
+            if part is None:
+                raise QkvError(f"{item.nodeid}: suite test without a part marker")
+            weights[part] = weights.get(part, 0.0) + float(_marker(item, "weight", 1))
+        for item in items:
+            part = _marker(item, "part")
+            points = self.ctx.assignment.part(part).points
+            self.tests.append(SuiteTest(item, part, f"{part}: {readable(item)}",
+                                        points * float(_marker(item, "weight", 1)) / weights[part]))
+
+    # -- the run loop: students outside, tests inside ----------------------------------------------
+
+    def pytest_runtestloop(self, session):
+        if session.config.option.collectonly:
+            return None
+        for sub in self.submissions:
+            run = _StudentRun(sub, files=sub.files)
+            results = [self._run_test(run, test) for test in self.tests]
+            self._finish(run, results)
+        return True
+
+    def _values(self, run: _StudentRun, test: SuiteTest) -> dict:
+        course = self.ctx.course
+        provide = {
+            "expect": lambda: self._expect(run, test.part),
+            "rng": lambda: cases.rng_for(course.seed, self.ctx.assignment.id, run.sub.student, test.item.originalname),
+            "fx": lambda: self.ctx.fixture,
+            "ref": lambda: self.ctx.reference,
+            "n_cases": lambda: self.ctx.assignment.random_cases,
+        }
+        params = dict(getattr(getattr(test.item, "callspec", None), "params", {}))
+        return {name: params[name] if name in params else provide[name]()
+                for name in test.item._fixtureinfo.argnames}
+
+    def _expect(self, run: _StudentRun, part: str) -> Expect:
+        course = self.ctx.course
+        exp = Expect(lambda fn, args: self._call(run, part, fn, args), self.ctx.reference,
+                     rtol=course.tolerance.rtol, atol=course.tolerance.atol,
+                     show_inputs=course.feedback.show_case_inputs)
+        exp.notes = run.notes
+        return exp
+
+    def _run_test(self, run: _StudentRun, test: SuiteTest) -> TestResult:
+        visibility = self.ctx.course.feedback.visibility
+        base = {"name": test.name, "part": test.part, "max_score": test.max_score, "visibility": visibility}
+        try:
+            test.item.obj(**self._values(run, test))
+            result = TestResult(score=test.max_score, outcome="passed", **base)
+        except CheckFailed as e:
+            result = TestResult(score=0.0, outcome="failed", output=e.message, mistake=e.mistake, **base)
+        except StudentProblem as e:
+            result = TestResult(score=0.0, outcome=e.outcome, output=e.message, **base)
+        except Exception as e:  # a bug in a suite or in the grader, never the student's doing
+            self.errors.append(f"{test.item.nodeid} for {run.sub.student}: {type(e).__name__}: {e}")
+            result = TestResult(score=0.0, outcome="grader_error", output=(
+                f"the grader failed on this check ({type(e).__name__}); tell your instructor"), **base)
+        test.item.ihook.pytest_runtest_logreport(report=TestReport(
+            f"{test.item.nodeid}[{run.sub.student}]", test.item.location, {},
+            "passed" if result.outcome == "passed" else "failed",
+            None if result.outcome == "passed" else f"{result.outcome}: {result.output}", "call",
+            user_properties=[("score", result.score), ("max_score", result.max_score)]))
+        return result
+
+    # -- calling the student ---------------------------------------------------------------------
+
+    def _open(self, run: _StudentRun) -> None:
+        if run.files is None:
+            try:
+                run.files = read_code(self.ctx.course, run.sub.code)
+            except QkvError as e:
+                run.load_failure = ("ungradable", str(e))
+                return
+        run.session = self.ctx.sandbox.open(run.files)
+        load = run.session.load
+        if not load.ok:
+            run.load_failure = (_LOAD_OUTCOME.get(load.reason, "ungradable"), load.message)
+            run.close_session()
+
+    def _call(self, run: _StudentRun, part: str, function: str, args) -> CallResult:
+        if run.sub.problem:
+            run.load_failure = ("ungradable", run.sub.problem)
+        if part in run.dead_parts:
+            outcome, message = run.dead_parts[part]
+            return CallResult(outcome, message=f"not run: {message} on an earlier check of this part")
+        if run.load_failure is None and (run.session is None or run.session.status is not None):
+            run.close_session()
+            self._open(run)
+        if run.load_failure:
+            raise StudentProblem(*run.load_failure)
+        result = run.session.call(function, args)
+        if result.kind in ("timeout", "exited", "invalid"):
+            run.dead_parts[part] = (result.kind, result.message)
+            run.close_session()
+        return result
+
+    def _chain_hints(self, tests: list[TestResult]) -> list[TestResult]:
+        """A failing attend() whose mistake is unnamed is told which of its callees fail on their own."""
+        function_of = {p.id: p.function for p in self.ctx.assignment.parts}
+        failing = sorted({function_of[t.part] for t in tests if t.outcome != "passed"} - {mistakes.CHAIN},
+                         key=list(function_of.values()).index)
+        hint = mistakes.chain_hint(failing)
+        return [dataclasses.replace(t, output=t.output + hint)
+                if hint and function_of[t.part] == mistakes.CHAIN and t.outcome == "failed" and not t.mistake else t
+                for t in tests]
+
+    def _finish(self, run: _StudentRun, tests: list[TestResult]) -> None:
+        run.close_session()
+        tests = self._chain_hints(tests)
+        columns = [p.id for p in self.ctx.assignment.parts]
+        if self.ctx.extra_tests is not None:
+            extra = self.ctx.extra_tests(run.sub)
+            tests = tests + list(extra)
+            columns += sorted({t.part for t in extra} - set(columns))
+        status = f"ungradable: {run.load_failure[1]}" if run.load_failure else "graded"
+        self.on_result(StudentResult(run.sub.student, tuple(tests), tuple(columns), status,
+                                     "\n".join(run.output)[: self.ctx.course.limits.max_output_kb * 1024],
+                                     run.notes.get("fixture_attention")))
+
+
+def suite_files(assignment) -> list[str]:
+    files = []
+    for part in assignment.parts:
+        suite = SUITES_DIR / f"test_{part.id}.py"
+        if not suite.is_file():
+            raise QkvError(f"part '{part.id}': no hidden suite {suite.name} in autograder/suites")
+        files.append(str(suite))
+    return files
+
+
+def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) -> list[str]:
+    """Grade a chunk of submissions; on_result(StudentResult) is called as each student finishes.
+
+    Returns the grader errors met (bugs in the suites, not the students' doing).
+    """
+    if not submissions:
+        return []
+    plugin = SuitePlugin(ctx, submissions, on_result)
+    code = pytest.main([*PYTEST_ARGS, "-p", "no:terminal", "--rootdir", str(SUITES_DIR), *suite_files(ctx.assignment)],
+                       plugins=[plugin])
+    if code not in (0, 1) or not plugin.tests:
+        raise RuntimeError(f"the hidden suites did not run (pytest exit code {int(code)})")
+    return plugin.errors

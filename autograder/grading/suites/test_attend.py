@@ -1,0 +1,35 @@
+"""Hidden checks for attend(X, W_q, W_k, W_v) -> (O, A): the one part that tests the chain."""
+import numpy as np
+import pytest
+
+from autograder.grading import cases
+
+pytestmark = pytest.mark.part("attend")
+
+
+@pytest.mark.weight(2)
+def test_two_plus_three(expect, fx):
+    try:
+        expect.same("attend", *fx.inputs(), hidden=False)
+    finally:  # right or wrong, the student's A goes on their feedback page beside the reference's
+        value = expect.last_value
+        A = value[1] if isinstance(value, tuple) and len(value) == 2 else None
+        ok = isinstance(A, np.ndarray) and A.shape == fx.A.shape and bool(np.all(np.isfinite(A)))
+        expect.notes["fixture_attention"] = A.round(4).tolist() if ok else None
+
+
+@pytest.mark.weight(3)
+def test_random_shapes(expect, rng, n_cases):
+    for _ in range(n_cases):
+        expect.same("attend", *cases.projection(rng))
+
+
+def test_attention_rows_sum_to_one(expect, rng):
+    value, _ = expect.call("attend", *cases.projection(rng))
+    A = value[1] if isinstance(value, tuple) and len(value) == 2 else None
+    expect.holds(isinstance(A, np.ndarray) and A.ndim == 2 and np.allclose(A.sum(axis=-1), 1.0),
+                 "the attention matrix (the second item returned) must have rows that sum to 1")
+
+
+def test_inputs_are_left_unchanged(expect, rng):
+    expect.same("attend", *cases.projection(rng), check_inputs=True)

@@ -1,0 +1,214 @@
+"""Gradescope: the autograder zip, and grading its one submission inside Gradescope's container.
+
+`build_zip` writes what Gradescope asks for at the zip root (setup.sh, run_autograder) beside a
+copy of this kit: the package with its hidden suites, pyproject.toml, the course file and the
+assignment's reference. Gradescope unpacks the zip into /autograder/source, runs setup.sh once
+when it builds the image, then run_autograder for every submission; that calls `run`, which grades
+/autograder/submission with `grade.grade` (the same sandbox and suites as a batch) and writes
+/autograder/results/results.json: the student's results.json as a batch writes it, plus the
+run's time and the output formats. The root is QKV_GRADESCOPE_ROOT when set (for tests).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import tempfile
+import time
+import zipfile
+from datetime import datetime
+from pathlib import Path
+
+from autograder.grading import results
+from autograder.course.config import Course
+from autograder.errors import QkvError
+from autograder.grading.batch import grade
+from autograder.grading.submissions import ANSWERS_FILE, CODE_FILE, NOTEBOOK_FILE, STUDENT_ID
+
+ROOT_ENV = "QKV_GRADESCOPE_ROOT"
+DEFAULT_ROOT = Path("/autograder")
+PACKAGE = Path(__file__).resolve().parents[1]
+KIT_ROOT = PACKAGE.parent
+SCHEMA = PACKAGE / "integrations" / "schemas" / "gradescope_results.schema.json"
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: the same kit gives the same zip, byte for byte
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image (Ubuntu): a virtual
+# environment holding this kit and its dependencies. The sandbox needs nothing else from apt: it
+# reaches Landlock, namespaces and cgroups through the kernel, and says so in the results when the
+# image lacks one of them.
+set -euo pipefail
+ROOT="${QKV_GRADESCOPE_ROOT:-/autograder}"
+SOURCE="$ROOT/source"
+apt-get update -q
+apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "qkv-kit needs Python 3.11 or newer: choose an Ubuntu 24.04 (or newer) base image" >&2
+    exit 1
+fi
+python3 -m venv "$ROOT/venv"
+"$ROOT/venv/bin/pip" install --quiet --upgrade pip
+"$ROOT/venv/bin/pip" install --quiet "$SOURCE"
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Gradescope runs this for every submission, as root, in /autograder: grade
+# /autograder/submission in qkv-kit's sandbox and write /autograder/results/results.json.
+# QKV_GRADESCOPE_ROOT and QKV_GRADESCOPE_PYTHON replace /autograder and its venv's python (tests).
+set -euo pipefail
+ROOT="${{QKV_GRADESCOPE_ROOT:-/autograder}}"
+SOURCE="$ROOT/source"
+PYTHON="${{QKV_GRADESCOPE_PYTHON:-$ROOT/venv/bin/python}}"
+export PYTHONPATH="$SOURCE${{PYTHONPATH:+:$PYTHONPATH}}"  # the kit exactly as this zip ships it
+export OPENBLAS_NUM_THREADS=1
+cd "$ROOT"
+exec "$PYTHON" -m autograder.cli gradescope-run --course "$SOURCE"/{course_file} --assignment {assignment} --root "$ROOT"
+"""
+
+
+# -- the zip ------------------------------------------------------------------------------------
+
+def _inside(course: Course, relative: str) -> Path:
+    path = course.path(relative)
+    if not path.resolve().is_relative_to(course.root.resolve()):
+        raise QkvError(f"{relative}: outside the course folder; the autograder zip keeps paths relative to course.yaml")
+    if not path.is_file():
+        raise QkvError(f"{path}: not found")
+    return path
+
+
+def kit_files(course: Course, course_path: Path, assignment: str) -> dict[str, Path]:
+    """Every file the zip carries besides the two scripts: name in the zip -> file here."""
+    a = course.assignment(assignment)
+    files = {}
+    for name in ("pyproject.toml", "README.md"):
+        if not (KIT_ROOT / name).is_file():
+            raise QkvError(f"{KIT_ROOT / name}: not found; build the autograder zip from a checkout of qkv-kit")
+        files[name] = KIT_ROOT / name
+    for path in sorted(PACKAGE.rglob("*")):
+        parts = path.relative_to(PACKAGE).parts
+        if path.is_file() and "__pycache__" not in parts and not any(p.startswith(".") for p in parts):
+            files[f"{PACKAGE.name}/{path.relative_to(PACKAGE).as_posix()}"] = path
+    files[course_path.name] = course_path
+    for relative in filter(None, (a.source, a.quiz)):
+        path = _inside(course, relative)
+        files[path.resolve().relative_to(course.root.resolve()).as_posix()] = path
+    return files
+
+
+def build_zip(course: Course, course_path: Path, *, assignment: str, out: Path) -> Path:
+    """Write the Gradescope autograder zip for one assignment; returns its path."""
+    course.assignment(assignment)
+    scripts = {"setup.sh": SETUP_SH,
+               "run_autograder": RUN_AUTOGRADER.format(course_file=shlex.quote(course_path.name),
+                                                       assignment=shlex.quote(assignment))}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in scripts.items():
+            _add(z, name, text.encode("utf-8"), 0o755)
+        for name, path in sorted(kit_files(course, course_path, assignment).items()):
+            _add(z, name, path.read_bytes(), 0o644)
+    os.replace(tmp, out)
+    return out
+
+
+def _add(z: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
+    info = zipfile.ZipInfo(name, ZIP_TIME)
+    info.external_attr = (0o100000 | mode) << 16  # a regular file with these permissions
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, data)
+
+
+# -- one submission, inside Gradescope's container -----------------------------------------------
+
+def default_root() -> Path:
+    return Path(os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
+
+
+def student_of(metadata: dict) -> str:
+    """The student id for seeds and results: the first submitter's email, else their Gradescope id."""
+    users = metadata.get("users") or [{}]
+    user = users[0] if isinstance(users[0], dict) else {}
+    for candidate in (user.get("email"), f"user-{user['id']}" if user.get("id") is not None else None):
+        if isinstance(candidate, str) and STUDENT_ID.match(candidate):
+            return candidate
+    return "student"
+
+
+def read_metadata(path: Path) -> dict:
+    """submission_metadata.json, or {} when there is none (a run outside Gradescope)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise QkvError(f"{path}: unreadable submission metadata ({e})") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _when(text) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
+def submission_facts(metadata: dict) -> dict:
+    """What results.json keeps of the metadata: who, when, and whether it was after the due date."""
+    assignment = metadata.get("assignment") if isinstance(metadata.get("assignment"), dict) else {}
+    users = [u for u in metadata.get("users") or [] if isinstance(u, dict)]
+    due, created = _when(assignment.get("due_date")), _when(metadata.get("created_at"))
+    return {"submission_id": metadata.get("id"), "created_at": metadata.get("created_at"),
+            "due_date": assignment.get("due_date"), "late": bool(due and created and created > due),
+            "users": [u.get("email") or u.get("name") for u in users]}
+
+
+def _find(folder: Path, name: str) -> Path | None:
+    """The student's file: at the top of the upload, else the shallowest copy in a subfolder.
+
+    Symbolic links are refused: one could point at the reference inside the container.
+    """
+    top = folder.resolve()
+    found = sorted((p for p in folder.rglob(name) if not any(part.startswith((".", "__MACOSX")) for part in
+                                                              p.relative_to(folder).parts)),
+                   key=lambda p: (len(p.parts), str(p)))
+    for path in found:
+        if path.is_file() and not path.is_symlink() and path.resolve().is_relative_to(top):
+            return path
+    return None
+
+
+def stage_submission(submission: Path, dest: Path) -> None:
+    """Copy the student's files into dest (a submission folder as `qkv grade` expects one)."""
+    dest.mkdir(parents=True)
+    if not submission.is_dir():
+        return
+    code = _find(submission, CODE_FILE) or _find(submission, NOTEBOOK_FILE)
+    for path in (code, _find(submission, ANSWERS_FILE)):
+        if path is not None:
+            shutil.copyfile(path, dest / path.name)
+
+
+def run(course: Course, *, assignment: str, root: Path) -> dict:
+    """Grade root/submission and write root/results/results.json; returns what it wrote."""
+    started = time.monotonic()
+    root = Path(root)
+    metadata = read_metadata(root / "submission_metadata.json")
+    student = student_of(metadata)
+    with tempfile.TemporaryDirectory(prefix="qkv-gradescope-") as tmp:
+        subs, out = Path(tmp) / "submissions", Path(tmp) / "graded"
+        stage_submission(root / "submission", subs / student)
+        summary = grade(course, subs, assignment=assignment, out=out, jobs=1, progress=False, pages=False)
+        data = json.loads(results.path_for(out, student).read_text(encoding="utf-8"))
+    data["extra_data"]["gradescope"] = submission_facts(metadata)
+    data["extra_data"]["isolation"] = summary.isolation
+    data["extra_data"]["grader_errors"] = summary.errors
+    data.update(execution_time=round(time.monotonic() - started, 3), output_format="text",
+                test_output_format="text", test_name_format="text")
+    results.atomic_write(root / "results" / "results.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return data

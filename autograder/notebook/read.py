@@ -1,0 +1,197 @@
+"""Reading a submitted notebook: the code of its solution cells, and its quiz answers cell.
+
+A notebook is untrusted JSON. Only the cells' sources are read (outputs, however large, are
+parsed over and dropped), and every problem becomes one QkvError line naming the file.
+
+Which cells are the student's code:
+
+- the code cells carrying nbgrader solution metadata (`"nbgrader": {"solution": true, ...}`), in
+  notebook order, when any cell carries it (the released notebook and nbgrader's do);
+- otherwise (a notebook whose metadata was lost, or one written from scratch), the code cells that
+  define one of the exercise's functions at the top level (`def softmax(...)` at column 0).
+
+Nothing else is taken: not the setup cell, the public checks or the plot, nor a helper written in
+a cell of its own (write helpers inside a solution cell). The extracted module starts with
+PRELUDE, the notebook's own setup import, so `np` is there as it is in the notebook. IPython
+magics (`%timeit`, `!pip`, `%%time`) in a taken cell are rejected with the cell and line: the
+grader runs plain Python.
+
+The quiz answers are the text of the cell(s) whose metadata holds `"qkv": {"answers": true}`,
+or, failing that, the raw cells that start with ANSWERS_HEADER; they read exactly as answers.yaml.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from autograder.errors import QkvError
+from autograder.quiz.answers import Answers
+from autograder.grading.reference import FUNCTIONS
+
+PRELUDE = "import numpy as np\n"
+ANSWERS_HEADER = "# Quiz answers"
+ANSWERS_META = "qkv"
+_DEFINES = re.compile(rf"^(?:async\s+)?def\s+({'|'.join(FUNCTIONS)})\s*\(", re.MULTILINE)
+
+
+def _cells(data: bytes, name: str) -> list[dict]:
+    """The notebook's list of cells, each a dict; raises QkvError when it is not a notebook."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise QkvError(f"{name}: not UTF-8 text (byte {e.start}); is it a Jupyter notebook?") from None
+    try:
+        nb = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise QkvError(f"{name}: not a notebook: invalid JSON at line {e.lineno}: {e.msg}") from None
+    except (ValueError, RecursionError) as e:  # a number Python will not build, or nesting too deep
+        reason = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:80]
+        raise QkvError(f"{name}: not a notebook: invalid JSON: {reason}") from None
+    if isinstance(nb, dict) and "worksheets" in nb and "cells" not in nb:
+        raise QkvError(f"{name}: an old (nbformat 3) notebook; open it in Jupyter and save it to update it")
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        raise QkvError(f"{name}: not a notebook: no list of cells")
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            raise QkvError(f"{name}: cell {number} is not a JSON object")
+    return cells
+
+
+def _source(cell: dict, number: int, name: str) -> str:
+    """A cell's source as text (nbformat allows a string or a list of strings)."""
+    src = cell.get("source", "")
+    if isinstance(src, list) and all(isinstance(s, str) for s in src):
+        src = "".join(src)
+    if not isinstance(src, str):
+        raise QkvError(f"{name}: cell {number}: its source is not text")
+    if "\x00" in src:
+        raise QkvError(f"{name}: cell {number}: its source holds a NUL character")
+    try:
+        src.encode("utf-8")
+    except UnicodeEncodeError:
+        raise QkvError(f"{name}: cell {number}: its source holds a character that is not valid text") from None
+    return src
+
+
+def _meta(cell: dict, key: str) -> dict:
+    metadata = cell.get("metadata")
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def is_solution(cell: dict) -> bool:
+    """A code cell marked as an nbgrader solution cell (JSON true only, not "true")."""
+    return cell.get("cell_type") == "code" and _meta(cell, "nbgrader").get("solution") is True
+
+
+def magic_line(source: str) -> tuple[int, str] | None:
+    """(line number, line) of the first IPython magic or shell escape in a cell, or None.
+
+    A magic starts a logical line with % or !; a % or != that continues an expression inside
+    brackets, after a backslash or inside a string is Python and is left alone.
+    """
+    depth, quote, continued = 0, "", False
+    for number, line in enumerate(source.splitlines(), 1):
+        stripped = line.lstrip()
+        if not quote and not depth and not continued and stripped[:1] in ("%", "!") and not stripped.startswith("!="):
+            return number, stripped
+        continued, i = False, 0
+        while i < len(line):
+            ch = line[i]
+            if quote:
+                if ch == "\\":
+                    i += 2
+                    continue
+                if line.startswith(quote, i):
+                    i, quote = i + len(quote), ""
+                    continue
+            elif ch == "#":
+                break
+            elif ch in "\"'":
+                quote = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else ch
+                i += len(quote)
+                continue
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth = max(0, depth - 1)
+            elif ch == "\\" and i == len(line) - 1:
+                continued = True
+            i += 1
+        if len(quote) == 1:  # a one-quote string never spans lines (unless the student errs: a syntax error)
+            quote = ""
+    return None
+
+
+def _label(cell: dict, number: int) -> str:
+    grade_id = _meta(cell, "nbgrader").get("grade_id")
+    if isinstance(grade_id, str) and grade_id.isprintable() and 0 < len(grade_id) <= 40:
+        return f"cell {number} ({grade_id})"
+    return f"cell {number}"
+
+
+def code_cells(data: bytes, path) -> list[tuple[str, str]]:
+    """(label, source) of each cell that makes up the student's code, in notebook order."""
+    name = Path(path).name
+    cells = _cells(data, name)
+    marked = [(n, c) for n, c in enumerate(cells, 1) if is_solution(c)]
+    if not marked:
+        marked = [(n, c) for n, c in enumerate(cells, 1)
+                  if c.get("cell_type") == "code" and _DEFINES.search(_source(c, n, name))]
+    if not marked:
+        raise QkvError(f"{name}: no solution cells, and no cell defines {', '.join(FUNCTIONS)}; "
+                       "is it the assignment's notebook?")
+    taken = []
+    for number, cell in marked:
+        source = _source(cell, number, name)
+        magic = magic_line(source)
+        if magic:
+            line, text = magic
+            raise QkvError(f"{name}: {_label(cell, number)}, line {line}: IPython magic {text[:40]!r}; the grader "
+                           "runs plain Python, so move it to a cell of your own")
+        taken.append((_label(cell, number), source))
+    return taken
+
+
+def extract(data: bytes, path) -> tuple[bytes, list[tuple[int, str]]]:
+    """The Python module made of the notebook's solution cells (see the module docstring), and the
+    line of that module where each cell's first line lands, with the cell's label."""
+    parts = ["# The solution cells of the notebook, in notebook order.\n", PRELUDE]  # no file name: it is untrusted
+    starts, line = [], 1 + PRELUDE.count("\n")
+    for label, source in code_cells(data, path):
+        body = source.rstrip()
+        parts.append(f"\n# {label}\n{body}\n")
+        starts.append((line + 3, label))  # after the blank line and the label comment
+        line += 2 + body.count("\n") + 1
+    return "".join(parts).encode("utf-8"), starts
+
+
+def extract_code(data: bytes, path) -> bytes:
+    """The Python module made of the notebook's solution cells (see the module docstring)."""
+    return extract(data, path)[0]
+
+
+def answers_cells(data: bytes, path) -> list[str]:
+    """The sources of the quiz answers cell(s), in notebook order; empty when there is none."""
+    name = Path(path).name
+    cells = _cells(data, name)
+    marked = [(n, c) for n, c in enumerate(cells, 1) if _meta(c, ANSWERS_META).get("answers") is True]
+    if not marked:
+        marked = [(n, c) for n, c in enumerate(cells, 1) if c.get("cell_type") == "raw"
+                  and _source(c, n, name).lstrip().startswith(ANSWERS_HEADER)]
+    return [_source(c, n, name) for n, c in marked]
+
+
+def answers(data: bytes, path) -> Answers:
+    """The quiz answers held by the notebook, or the one line on why there are none."""
+    name = f"{Path(path).name} (quiz answers cell)"
+    try:
+        texts = answers_cells(data, path)
+    except QkvError as e:
+        return Answers(name, None, f"{e}; no quiz answers could be graded")
+    if not texts:
+        return Answers(name, None, f"{Path(path).name}: no quiz answers cell and no answers.yaml, "
+                                   "so no quiz answers could be graded")
+    return Answers(name, "\n".join(t.rstrip("\n") for t in texts) + "\n")

@@ -1,0 +1,56 @@
+"""`qkv check`: the student's own run of the public checks, with the student's code in the sandbox."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.grading import mistakes
+from autograder.public import cases as public_cases
+from autograder.public import checks as public_checks
+from autograder.grading import reference
+from autograder.grading import submissions as submission
+from autograder.course.config import Assignment, Course
+from autograder.public.checks import Line, NotImplementedYet
+from autograder.sandbox.host import Sandbox
+
+
+def _sandbox_call(session):
+    def call(function, args):
+        result = session.call(function, args)
+        if result.kind == "returned":
+            value = result.value
+            return value, list(result.inputs_changed)
+        if result.kind == "not_implemented":
+            raise NotImplementedYet()
+        raise Exception(result.message.removeprefix(f"{function}() "))
+    return call
+
+
+def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]:
+    """Run the public checks on one attention.py (or notebook) and return a line per function."""
+    files = submission.read_code(course, path)
+    ref = reference.load(course.path(assignment.source))
+    tol = course.tolerance
+    cases = public_cases.build(ref, rtol=tol.rtol, atol=tol.atol)
+    with Sandbox(course.limits) as sandbox, sandbox.open(files) as session:
+        if not session.load.ok:
+            return [Line("attention.py", "fail", session.load.message)]
+        call = _sandbox_call(session)
+        lines = [public_checks.check_function(call, part.function, cases) for part in assignment.parts]
+    failing = [line.function for line in lines if line.status == "fail" and line.function != mistakes.CHAIN]
+    return [Line(line.function, line.status, line.message + mistakes.chain_hint(failing))
+            if line.function == mistakes.CHAIN and line.status == "fail" else line for line in lines]
+
+
+def check_notebook_answers(course: Course, assignment: Assignment, path: Path) -> tuple[bool, list[str]]:
+    """The form of a notebook's quiz answers cell: (well-formed, one line per problem or one saying it is fine).
+
+    Returns (True, []) when the assignment has no quiz.
+    """
+    if not assignment.quiz:
+        return True, []
+    from autograder.quiz import grading as quiz  # noqa: PLC0415 - only assignments with a quiz need it
+    master = quiz.load_quiz(course, assignment)
+    sub = submission.Submission(Path(path).stem, Path(path), None)
+    sheet = quiz.read_answers(submission.answers_source(course, sub), master)
+    problems = sheet.lines()
+    return not problems, problems or [f"{sheet.name}: well-formed, {sheet.answered} of {sheet.total} questions answered"]

@@ -1,0 +1,160 @@
+"""Reading a student's answers.yaml: untrusted, so capped, safely parsed, and never a traceback.
+
+Every problem becomes one line naming the file (by its name only: these lines go into feedback,
+and the grader's folders are nobody's business) and, where it can, the line number.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from autograder.errors import did_you_mean
+from autograder.quiz.kinds import BadAnswer, parse, what
+
+ANSWERS_FILE = "answers.yaml"
+MAX_ANSWERS_BYTES = 64 * 1024  # a full answers file is about 2 KiB
+
+
+@dataclass(frozen=True)
+class Answers:
+    """Answers text read from somewhere other than a file of its own (a notebook's answers cell).
+
+    `text` is None when there is none to read, and `problem` then says why, in one line.
+    """
+
+    name: str  # how feedback names the source, e.g. "attention.ipynb (quiz answers cell)"
+    text: str | None
+    problem: str | None = None
+
+
+@dataclass
+class Sheet:
+    """What could be read from one answers file."""
+
+    name: str
+    total: int  # questions in the quiz
+    values: dict = field(default_factory=dict)  # question id -> canonical answer, None when unanswered
+    problems: dict = field(default_factory=dict)  # question id -> why its answer cannot be scored
+    notes: dict = field(default_factory=dict)  # question id -> lines about it (typos, answered twice)
+    fatal: str | None = None  # why nothing in the file can be used
+
+    def note(self, qid: str, line: str) -> None:
+        self.notes.setdefault(qid, []).append(line)
+
+    def lines(self) -> list[str]:
+        """Every problem, one line each; empty when the file is well-formed."""
+        if self.fatal:
+            return [self.fatal]
+        return [*self.problems.values(), *(line for lines in self.notes.values() for line in lines)]
+
+    @property
+    def answered(self) -> int:
+        return sum(v is not None for v in self.values.values())
+
+
+def _read_text(path: Path | Answers | None, name: str) -> str:
+    """The file's text; raises BadAnswer with the one line to show when it cannot be used."""
+    if isinstance(path, Answers):
+        if path.text is None:
+            raise BadAnswer(path.problem or f"{name}: no quiz answers could be read")
+        if len(path.text.encode("utf-8")) > MAX_ANSWERS_BYTES:
+            raise BadAnswer(f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; the answers are a few lines")
+        return path.text
+    if path is None:
+        raise BadAnswer(f"{name}: not submitted, so no quiz answers could be graded")
+    path = Path(path)
+    if path.is_symlink():  # could point at another student's answers or at the grader's files
+        raise BadAnswer(f"{name}: is a symbolic link; submit the file itself")
+    if not path.exists():
+        raise BadAnswer(f"{name}: not found, so no quiz answers could be graded")
+    if not path.is_file():  # a folder, or a pipe that would block the reader forever
+        raise BadAnswer(f"{name}: not a regular file")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_ANSWERS_BYTES + 1)  # never more, however large the file is
+    except OSError as e:
+        raise BadAnswer(f"{name}: cannot be read ({e.strerror})") from None
+    if len(raw) > MAX_ANSWERS_BYTES:
+        raise BadAnswer(f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; an answers file is a few lines")
+    try:
+        return raw.decode("utf-8-sig")  # -sig: a byte-order mark from a Windows editor is fine
+    except UnicodeDecodeError as e:
+        raise BadAnswer(f"{name}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+
+
+def read_ahead(source: Path | Answers | None) -> Answers | None:
+    """The answers read now, with the same checks, to be graded later where this disk is not seen."""
+    if source is None or isinstance(source, Answers):
+        return source
+    name = Path(source).name
+    try:
+        return Answers(name, _read_text(source, name))
+    except BadAnswer as e:
+        return Answers(name, None, str(e))
+
+
+def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
+    """The parsed document and, per top-level key, the lines it appears on."""
+    loader = None
+    try:
+        loader = yaml.SafeLoader(text)  # already reads the text: a control character fails here
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or getattr(e, "reason", None) or str(e)
+        raise BadAnswer(f"{name}: invalid YAML{at}: {' '.join(str(problem).split())[:80]}") from None
+    except RecursionError:
+        raise BadAnswer(f"{name}: invalid YAML: nested too deeply") from None
+    except ValueError as e:  # a scalar YAML accepts but Python cannot build, e.g. a 5000-digit number
+        raise BadAnswer(f"{name}: invalid YAML: {' '.join(str(e).split())[:80]}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    lines: dict[str, list[int]] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key, _ in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                lines.setdefault(key.value, []).append(key.start_mark.line + 1)
+    return data, lines
+
+
+def read_answers(path: Path | Answers | None, quiz) -> Sheet:
+    """Read an answers file (or answers already read, e.g. from a notebook) against a quiz.
+
+    Never raises for anything in the answers.
+    """
+    name = path.name if isinstance(path, Answers) else Path(path).name if path is not None else ANSWERS_FILE
+    questions = {q.id: q for q in quiz.questions}
+    sheet = Sheet(name, len(questions))
+    try:
+        data, key_lines = _load_yaml(_read_text(path, name), name)
+    except BadAnswer as e:
+        sheet.fatal = str(e)
+        return sheet
+    if data is None:  # an empty file: nothing answered
+        data = {}
+    if not isinstance(data, dict):
+        sheet.fatal = f"{name}: expected question ids with answers (like `dot-product: 3`), got {what(data)}"
+        return sheet
+    for key, value in data.items():
+        qid = str(key)
+        at = key_lines.get(qid, [])
+        where = f"{name}: line {at[-1]}" if at else name
+        if qid not in questions:
+            # the note goes with the question it most likely meant, or the first one
+            close = difflib.get_close_matches(qid, list(questions), n=1) or [next(iter(questions))]
+            sheet.note(close[0], f"{where}: unknown question id {what(qid)}{did_you_mean(qid, questions)}.")
+            continue
+        if len(at) > 1:
+            sheet.note(qid, f"{name}: {qid} is answered on lines {', '.join(map(str, at))}; the last one counts.")
+        q = questions[qid]
+        try:
+            sheet.values[qid] = parse(q.kind, value, q.letters, q.shape)
+        except BadAnswer as e:
+            sheet.problems[qid] = f"{where}: {qid}: {e}"
+    return sheet

@@ -1,0 +1,261 @@
+"""The worker side: a warm "zygote" interpreter that forks one confined child per submission.
+
+Started by the sandbox as a fresh interpreter before any reference, suite or other student's data
+is loaded, it imports numpy and warms it once, then waits on a control socket. For each spawn it
+forks a child that confines itself (cgroup, network namespace, rlimits, Landlock, an unprivileged
+uid), writes the submission's files into a private folder, loads them and answers calls. The child
+talks to the grader only through its own pipes, in the wire format; it never sees a hidden case
+before the call that uses it, nor any expected value.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import resource
+import signal
+import socket
+import struct
+import sys
+import traceback
+
+import numpy as np
+
+from autograder.sandbox import isolation
+from autograder.sandbox import wire
+
+# Imported here, before any child is forked, so a confined child never needs to read them from disk.
+import collections, dataclasses, functools, itertools, math, random, typing, warnings  # noqa: E401,F401
+import numpy.testing  # noqa: F401
+
+STUDENT_MODULE = "attention"
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, n - got)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_frame(fd: int):
+    (size,) = struct.unpack(">I", _read_exact(fd, 4))
+    header = json.loads(_read_exact(fd, size))
+    return header, _read_exact(fd, header["payload"])
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _where(line: int, cells) -> str:
+    """'line 12', or for a notebook 'cell 7 (softmax), line 3' (cells: [[first line, label], ...])."""
+    for first, label in reversed(cells or ()):
+        if isinstance(first, int) and line >= first:
+            return f"{label}, line {line - first + 1}"
+    return f"line {line}"
+
+
+def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
+    """The traceback trimmed to the student's own frames: 'line 12 in softmax: e = np.exp(S)'."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    return "; ".join(f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:])
+
+
+def _describe(exc: BaseException, filename: str, cells=None) -> dict:
+    message = str(exc)[:300]
+    return {"type": type(exc).__name__[:80], "message": message, "where": _student_trace(exc, filename, cells)}
+
+
+class Child:
+    """The confined process serving one submission."""
+
+    def __init__(self, req: int, rep: int, spec: dict):
+        self.req, self.rep, self.spec = req, rep, spec
+        self.module = None
+        self.path = os.path.join(spec["workdir"], spec["entry"])
+        # Code, tracebacks and warnings name the file as the student does, relative to the working
+        # folder: the folder's random name would make the same submission's output differ per run.
+        self.filename = spec["entry"]
+        self.cells = None  # a notebook's map from lines to cells, written beside the code by the grader
+
+    def reply(self, header: dict, arrays=()) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _write(self.rep, wire.pack(header, arrays))
+
+    def confine(self) -> None:
+        spec = self.spec
+        limits = spec["limits"]
+        for soft_hard, res in (((0, 0), resource.RLIMIT_CORE),
+                               ((limits["cpu_s"], limits["cpu_s"] + 1), resource.RLIMIT_CPU),
+                               ((limits["max_file_kb"] * 1024,) * 2, resource.RLIMIT_FSIZE),
+                               ((64, 64), resource.RLIMIT_NOFILE),
+                               ((limits["max_processes"],) * 2, resource.RLIMIT_NPROC)):
+            resource.setrlimit(res, soft_hard)
+        with open("/proc/self/statm") as f:
+            in_use = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (in_use + limits["memory_mb"] * 2**20,) * 2)
+        if spec["landlock"]:
+            isolation.landlock_restrict(spec["runtime_paths"] + ["/dev/null", "/dev/urandom"], [spec["workdir"]])
+        if spec["uid"] is not None:
+            isolation.drop_privileges(spec["uid"])
+        os.chdir(spec["workdir"])
+        os.environ.clear()
+        os.environ.update({"HOME": spec["workdir"], "OPENBLAS_NUM_THREADS": "1"})
+        runtime = tuple(spec["runtime_paths"])
+        sys.path[:] = [spec["workdir"]] + [p for p in sys.path if p.startswith(runtime)]
+
+    def load(self) -> None:
+        try:
+            with open(self.path, "rb") as f:
+                source = f.read()
+            if os.path.exists(wire.CELL_MAP_FILE):
+                with open(wire.CELL_MAP_FILE, "rb") as f:
+                    self.cells = json.loads(f.read(1 << 20))
+            code = compile(source, self.filename, "exec", dont_inherit=True)
+        except SyntaxError as e:
+            where = _where(e.lineno or 0, self.cells)
+            self.reply({"op": "ungradable", "reason": "syntax",
+                        "message": f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"})
+            return
+        except (ValueError, OSError) as e:
+            self.reply({"op": "ungradable", "reason": "unreadable", "message": str(e)[:200]})
+            return
+        module = type(sys)(STUDENT_MODULE)
+        module.__file__ = self.path
+        sys.modules[STUDENT_MODULE] = module
+        try:
+            exec(code, module.__dict__)
+        except MemoryError:
+            self.reply({"op": "ungradable", "reason": "memory", "message": "ran out of memory while loading"})
+            return
+        except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
+            info = _describe(e, self.filename, self.cells)
+            self.reply({"op": "ungradable", "reason": "import", "message": f"loading raised {info['type']}: "
+                        f"{info['message']}", "where": info["where"]})
+            return
+        self.module = module
+        functions = [name for name, value in vars(module).items() if callable(value)]
+        self.reply({"op": "loaded", "functions": functions[:200]})
+
+    def call(self, header: dict, payload: bytes) -> None:
+        args, offset = [], 0
+        for tree in header["args"]:
+            value, offset = wire.decode_value(tree, payload, offset)
+            args.append(value)
+        fn = getattr(self.module, header["function"], None)
+        if not callable(fn):
+            self.reply({"op": "missing"})
+            return
+        try:
+            result = fn(*args)
+        except NotImplementedError:
+            self.reply({"op": "not_implemented"})
+            return
+        except MemoryError:
+            self.reply({"op": "memory"})
+            return
+        except RecursionError as e:
+            self.reply({"op": "raised", **_describe(e, self.filename, self.cells)})
+            return
+        except BaseException as e:
+            self.reply({"op": "raised", **_describe(e, self.filename, self.cells)})
+            return
+        arrays = []
+        try:
+            value = wire.encode_value(result, arrays)
+            after = [wire.encode_value(a, arrays) for a in args]
+        except MemoryError:
+            self.reply({"op": "memory"})
+            return
+        self.reply({"op": "returned", "value": value, "inputs_after": after}, arrays)
+
+    def serve(self) -> None:
+        self.load()
+        if self.module is None:
+            return
+        while True:
+            header, payload = _read_frame(self.req)
+            if header.get("op") != "call":
+                return
+            self.call(header, payload)
+
+
+def child_main(fds: list[int], spec: dict) -> None:
+    req, rep, out = fds
+    code = 0
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        keep = sorted({0, 1, 2, req, rep})
+        for low, high in zip(keep, keep[1:] + [65536]):
+            os.closerange(low + 1, high)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        child = Child(req, rep, spec)
+        child.confine()
+        child.serve()
+    except EOFError:
+        pass
+    except BaseException:
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def zygote(control: socket.socket, *, namespaces: bool) -> None:
+    """Serve spawn/reap requests from the grader until it closes the socket.
+
+    The zygote enters a private network namespace once (only a downed loopback; it talks to the
+    grader over inherited pipes), and the grader has put it in the sandbox's cgroup: every child is
+    born inside both, so no child pays to create a namespace or to migrate between cgroups.
+    """
+    if namespaces:
+        isolation.unshare_network()
+    np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
+    np.random.random(4)
+    gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
+    isolation.set_child_subreaper()  # a submission's orphans become ours to reap, not init's
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 1 << 20, 3)
+        except OSError:
+            return
+        if not data:
+            return
+        msg = json.loads(data)
+        if msg["op"] == "spawn":
+            spec = msg["spec"]
+            pid = os.fork()
+            if pid == 0:
+                control.close()
+                child_main(fds, spec)
+            for fd in fds:
+                os.close(fd)
+            control.sendall(json.dumps({"pid": pid}).encode())
+        elif msg["op"] == "reap":
+            pid, status = msg["pid"], 0
+            try:
+                if pid is not None:
+                    _, status = os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+            except ChildProcessError:
+                pass
+            control.sendall(json.dumps({"status": status}).encode())
+
+
+if __name__ == "__main__":
+    zygote(socket.socket(fileno=int(sys.argv[1])), namespaces=sys.argv[2] == "1")
