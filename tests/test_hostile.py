@@ -46,7 +46,7 @@ def batch(tmp_path_factory, course, assignment, listener):
     (subs / "honest" / "attention.py").write_text(course.path(assignment.source).read_text())
     shadow = subs / "conftest_and_numpy"
     shadow.mkdir()
-    (shadow / "attention.py").write_text((ROOT / "exercises" / "attention.py").read_text())
+    (shadow / "attention.py").write_text((ROOT / "exercises" / "attention" / "attention.py").read_text())
     (shadow / "conftest.py").write_text(
         "import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
         "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")

@@ -23,9 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from autograder import __version__
-from autograder.grading import reference
+from autograder.content import loader
 from autograder.reports import class_report as report
 from autograder.grading import results
+from autograder.course import layout
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grading.suite_runner import GradingContext, run_suites
@@ -49,19 +50,20 @@ class Summary:
     seconds: float = 0.0
 
 
-def extra_tests_for(course: Course, assignment: Assignment, ref):
+def extra_tests_for(course: Course, assignment: Assignment, content):
     """Tests graded outside the suites for each submission (the quiz), or None."""
     if not assignment.quiz:
         return None
     from autograder.quiz import grading as quiz  # noqa: PLC0415 - only assignments with a quiz need it
     master = quiz.load_quiz(course, assignment)
-    return lambda sub: quiz.grade_answers(course, assignment, sub.student, answers_source(course, sub), ref,
-                                          master=master)
+    return lambda sub: quiz.grade_answers(course, assignment, sub.student, answers_source(course, sub),
+                                          content.reference, master=master)
 
 
-def make_context(course: Course, assignment: Assignment, ref, sandbox: Sandbox) -> GradingContext:
+def make_context(course: Course, assignment: Assignment, sandbox: Sandbox) -> GradingContext:
     """The trusted state one grading process keeps for all its chunks."""
-    return GradingContext(course, assignment, ref, sandbox, extra_tests_for(course, assignment, ref))
+    content = loader.load(course, assignment)
+    return GradingContext(course, assignment, content, sandbox, extra_tests_for(course, assignment, content))
 
 
 def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tuple[list[str], list[str]]:
@@ -84,11 +86,10 @@ _worker: dict = {}
 def _init_worker(course: Course, assignment_id: str) -> None:
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     assignment = course.assignment(assignment_id)
-    ref = reference.load(course.path(assignment.source))
     sandbox = Sandbox(course.limits)  # claims a free slot of this machine until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
-    _worker["ctx"] = make_context(course, assignment, ref, sandbox)
+    _worker["ctx"] = make_context(course, assignment, sandbox)
 
 
 def _grade_in_worker(chunk: list[Submission], out: Path):
@@ -98,9 +99,8 @@ def _grade_in_worker(chunk: list[Submission], out: Path):
 def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int):
     """Yield (students done, errors) per chunk as grading processes finish them."""
     if jobs <= 1:
-        ref = reference.load(course.path(assignment.source))
         with Sandbox(course.limits) as sandbox:
-            ctx = make_context(course, assignment, ref, sandbox)
+            ctx = make_context(course, assignment, sandbox)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out)
         return
@@ -167,7 +167,7 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     started = time.monotonic()
     a = course.assignment(assignment)
     out = Path(out)
-    subs, skipped = discover(Path(submissions))
+    subs, skipped = discover(Path(submissions), layout.submission_files(a))
     summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=layers().describe())
     todo = [s for s in subs if force or not _already_graded(out, s.student)]
     summary.reused = len(subs) - len(todo)
@@ -194,9 +194,9 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     missing = [s for s in summary.students if not results.path_for(out, s).is_file()]
     if missing:
         raise QkvError(f"{len(missing)} submissions got no result (first: {missing[0]}); rerun to complete the batch")
-    atomic_write(out / "gradebook.csv", gradebook_text(a, out, summary.students))
+    atomic_write(out / layout.GRADEBOOK_FILE, gradebook_text(a, out, summary.students))
     summary.seconds = time.monotonic() - started
-    atomic_write(out / "run.json", json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
+    atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
     if pages:
         report.write_pages(course, a, out, summary.students)
     return summary

@@ -7,13 +7,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.content import loader
 from autograder.sandbox import wire
-from autograder.course.config import Course
+from autograder.course import layout
+from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 
-CODE_FILE = "attention.py"
-NOTEBOOK_FILE = "attention.ipynb"
-ANSWERS_FILE = "answers.yaml"
 # Letters (any script), digits and . _ - @ +, not starting with a dot: safe as a file name and a CSV cell.
 STUDENT_ID = re.compile(r"^[^\W][\w.@+-]{0,99}$")
 
@@ -23,7 +22,7 @@ class Submission:
     """One student's work: a folder (or a single file) named by the student id."""
 
     student: str
-    code: Path | None  # attention.py or attention.ipynb
+    code: Path | None  # the student's .py file or notebook
     answers: object = None  # answers.yaml (a Path), or quiz_answers.Answers once read ahead
     problem: str = ""  # why the submission cannot be graded at all, if it cannot
     files: dict[str, bytes] | None = None  # the code as read_code gives it, when read ahead (`with_files`)
@@ -39,7 +38,7 @@ def _read_bytes(path: Path, limit: int) -> bytes:
     except FileNotFoundError:
         raise QkvError(f"{path}: not found") from None
     except IsADirectoryError:
-        raise QkvError(f"{path}: is a folder; give the attention.py inside it") from None
+        raise QkvError(f"{path}: is a folder; give the file inside it") from None
     except OSError as e:
         raise QkvError(f"{path}: cannot read ({e.strerror})") from None
     if len(data) > limit:
@@ -51,29 +50,31 @@ def is_notebook(path: Path | None) -> bool:
     return path is not None and Path(path).suffix == ".ipynb"
 
 
-def read_code(course: Course, path: Path) -> dict[str, bytes]:
-    """The files a worker gets for one submission: {'attention.py': source bytes} (and, for a
+def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, bytes]:
+    """The files a worker gets for one submission: {'<module>.py': source bytes} (and, for a
     notebook, the map from lines of that code back to its cells).
 
     A notebook may be as large as limits.max_notebook_kb (outputs and images included); the code
-    taken from its solution cells must fit limits.max_submission_kb, like an attention.py.
+    taken from its solution cells must fit limits.max_submission_kb, like a .py file.
     """
+    entry = layout.code_file(assignment)
     path = Path(path)
     limit = course.limits.max_submission_kb * 1024
     if is_notebook(path):
         from autograder.notebook import read as notebook  # noqa: PLC0415 - only notebook submissions need it
-        data, starts = notebook.extract(_read_bytes(path, course.limits.max_notebook_kb * 1024), path)
+        functions = loader.load(course, assignment).functions
+        data, starts = notebook.extract(_read_bytes(path, course.limits.max_notebook_kb * 1024), path, functions)
         if len(data) > limit:
             raise QkvError(f"{path}: its solution cells hold {len(data)} bytes of code, "
                            f"more than the {limit}-byte limit")
-        # The worker names lines by cell with this map ("cell 7 (softmax), line 3"), as the student sees them.
-        return {CODE_FILE: data, wire.CELL_MAP_FILE: json.dumps(starts).encode()}
+        # The worker names lines by cell with this map ("cell 7 (score), line 3"), as the student sees them.
+        return {entry: data, wire.CELL_MAP_FILE: json.dumps(starts).encode()}
     data = _read_bytes(path, limit)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise QkvError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
-    return {CODE_FILE: data}
+    return {entry: data}
 
 
 def answers_source(course: Course, sub: "Submission"):
@@ -92,7 +93,7 @@ def answers_source(course: Course, sub: "Submission"):
     return notebook.answers(data, sub.code)
 
 
-def with_files(course: Course, sub: Submission) -> Submission:
+def with_files(course: Course, assignment: Assignment, sub: Submission) -> Submission:
     """The submission with its code and quiz answers read into memory, for a grader that cannot see this disk.
 
     Reading is the caller's side: the size limit and the encoding checks of read_code apply here,
@@ -104,21 +105,25 @@ def with_files(course: Course, sub: Submission) -> Submission:
     if sub.problem or sub.files is not None or sub.code is None:
         return dataclasses.replace(sub, answers=answers)
     try:
-        return dataclasses.replace(sub, files=read_code(course, sub.code), answers=answers)
+        return dataclasses.replace(sub, files=read_code(course, assignment, sub.code), answers=answers)
     except QkvError as e:
         return dataclasses.replace(sub, problem=str(e), answers=answers)
 
 
-def _from_folder(folder: Path) -> Submission:
+def _from_folder(folder: Path, names: tuple[str, ...]) -> Submission:
     student = folder.name
-    code = next((folder / n for n in (CODE_FILE, NOTEBOOK_FILE) if (folder / n).is_file()), None)
-    answers = folder / ANSWERS_FILE if (folder / ANSWERS_FILE).is_file() else None
-    problem = "" if code else f"no {CODE_FILE} or {NOTEBOOK_FILE} in the folder"
+    code = next((folder / n for n in names if (folder / n).is_file()), None)
+    answers = folder / layout.ANSWERS_FILE if (folder / layout.ANSWERS_FILE).is_file() else None
+    problem = "" if code else f"no {' or '.join(names)} in the folder"
     return Submission(student, code, answers, problem)
 
 
-def discover(root: Path) -> tuple[list[Submission], list[str]]:
-    """Every submission under root, sorted by student id, and one line per entry that was skipped."""
+def discover(root: Path, names: tuple[str, ...]) -> tuple[list[Submission], list[str]]:
+    """Every submission under root, sorted by student id, and one line per entry that was skipped.
+
+    Args:
+        names: the file names a submission's code may have (layout.submission_files).
+    """
     root = Path(root)
     if not root.is_dir():
         raise QkvError(f"{root}: not a folder of submissions")
@@ -129,7 +134,7 @@ def discover(root: Path) -> tuple[list[Submission], list[str]]:
         if name.startswith("."):
             continue
         if entry.is_dir():
-            sub = _from_folder(entry)
+            sub = _from_folder(entry, names)
         elif entry.suffix in (".py", ".ipynb") and entry.is_file():
             sub = Submission(entry.stem, entry, None)
         else:

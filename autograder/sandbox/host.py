@@ -32,7 +32,6 @@ from autograder.sandbox import slots
 from autograder.sandbox import wire
 from autograder.course.config import Limits
 
-ENTRY = "attention.py"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -137,7 +136,7 @@ class Sandbox:
             raise RuntimeError("the sandbox zygote exited")
         return json.loads(data)
 
-    def open(self, files: dict[str, bytes], *, entry: str = ENTRY) -> "Session":
+    def open(self, files: dict[str, bytes], *, entry: str) -> "Session":
         """Start a confined child for one submission and load its entry file."""
         if self._proc.poll() is not None:  # killed (by the OOM killer, say): the next student gets a new one
             self._control.close()
@@ -194,6 +193,7 @@ class Session:
 
     def __init__(self, sandbox: Sandbox, files: dict[str, bytes], entry: str):
         self.sandbox = sandbox
+        self.entry = entry
         limits = sandbox.limits
         self.output = _Output(limits.max_output_kb * 1024)
         self.status: int | None = None
@@ -329,7 +329,7 @@ class Session:
         if op == "not_implemented":
             return CallResult("not_implemented", message=f"{function}() is not implemented yet")
         if op == "missing":
-            return CallResult("missing", message=f"attention.py defines no function {function}()")
+            return CallResult("missing", message=f"{self.entry} defines no function {function}()")
         if op == "memory":
             return CallResult("memory", message=f"{function}() ran out of memory "
                                                 f"(limit {self.sandbox.limits.memory_mb} MiB)")
