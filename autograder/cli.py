@@ -94,7 +94,7 @@ def cmd_grade(args) -> int:
     if not args.quiet:
         from autograder.reports import class_report as report
         out = Path(args.out)
-        print(report.terminal_summary(course, _assignment(course, args), out, summary.students))
+        print(report.terminal_summary(course, _assignment(course, args), out, summary.students, summary.briefs))
         print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
               f"skipped {len(summary.skipped)} in {summary.seconds:.1f} s; isolation: {summary.isolation}")
         print(f"wrote {out / layout.GRADEBOOK_FILE}, {out / layout.RESULTS_DIR}/, {out / layout.FEEDBACK_DIR}/ "

@@ -111,10 +111,22 @@ def check_stub_signatures(r: Release) -> None:
         raise QkvError(f"{r.assignment.source}: missing {', '.join(sorted(missing))}")
 
 
+PACKAGE_IMPORT = re.compile(r"^from autograder\.public\.(\w+) import (.+?)(\s+#.*)?$", re.MULTILINE)
+
+
+def bundled(source: str) -> str:
+    """A public module as the student bundle holds it: its siblings imported by their bare names.
+
+    In the kit they are imported through the package, so that no file beside a student's work
+    can stand in for them in a trusted process.
+    """
+    return PACKAGE_IMPORT.sub(lambda m: f"from {m.group(1)} import {m.group(2)}", source)
+
+
 def add_public_checks(r: Release) -> None:
     """Ship the comparison helpers and the public checks, plus a pytest file that runs them."""
     for name, module in ((layout.COMPARE_FILE, compare), (layout.PUBLIC_CHECKS_FILE, public_checks)):
-        r.files[name] = Path(module.__file__).read_text(encoding="utf-8")
+        r.files[name] = bundled(Path(module.__file__).read_text(encoding="utf-8"))
     template = (PACKAGE_DIR / "templates" / "test_public.py").read_text(encoding="utf-8")
     r.files[layout.public_test_file(r.assignment)] = template.replace("{module}", layout.module_name(r.assignment))
 

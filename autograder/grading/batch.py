@@ -7,8 +7,6 @@ whose results exist (unless force), so a killed batch completes to the same grad
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import multiprocessing
 import multiprocessing.util
@@ -24,7 +22,6 @@ import numpy as np
 
 from autograder import __version__
 from autograder.content import loader
-from autograder.reports import class_report as report
 from autograder.grading import results
 from autograder.course import layout
 from autograder.course.config import Assignment, Course
@@ -48,6 +45,7 @@ class Summary:
     students: list[str] = field(default_factory=list)
     isolation: str = ""
     seconds: float = 0.0
+    briefs: list = field(default_factory=list)  # one class_report.Brief per student, for the summary
 
 
 def extra_tests_for(course: Course, assignment: Assignment, content):
@@ -127,22 +125,6 @@ def _chunks(todo: list[Submission], jobs: int) -> list[list[Submission]]:
     return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".")
-
-
-def gradebook_text(assignment: Assignment, out: Path, students: list[str]) -> str:
-    """gradebook.csv: one row per student, sorted, one column per part (and quiz), no timestamps."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    columns = [p.id for p in assignment.parts] + (["quiz"] if assignment.quiz else [])
-    writer.writerow(["student", *columns, "total", "status"])
-    for student in sorted(students):
-        r = results.read(results.path_for(out, student))
-        writer.writerow([student, *(_fmt(r.part_score(c)) for c in columns), _fmt(r.total), r.status])
-    return buf.getvalue()
-
-
 def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
     return {"assignment": assignment.id, "course_seed": course.seed, "isolation": summary.isolation,
             "jobs": jobs, "submissions": len(summary.students), "graded": summary.graded,
@@ -194,9 +176,8 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     missing = [s for s in summary.students if not results.path_for(out, s).is_file()]
     if missing:
         raise QkvError(f"{len(missing)} submissions got no result (first: {missing[0]}); rerun to complete the batch")
-    atomic_write(out / layout.GRADEBOOK_FILE, gradebook_text(a, out, summary.students))
     summary.seconds = time.monotonic() - started
     atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
-    if pages:
-        report.write_pages(course, a, out, summary.students)
+    from autograder.reports import outputs  # noqa: PLC0415 - pages need matplotlib: load it only now
+    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages)
     return summary

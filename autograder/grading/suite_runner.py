@@ -23,7 +23,7 @@ from autograder.course import layout
 from autograder.errors import QkvError
 from autograder.grading.results import StudentResult, TestResult
 from autograder.sandbox.host import CallResult, Sandbox
-from autograder.grading.submissions import Submission, read_code
+from autograder.grading.submissions import Submission, with_files
 
 _LOAD_OUTCOME = {"timeout": "timeout", "memory": "memory", "exited": "exited"}
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
@@ -117,6 +117,9 @@ class SuitePlugin:
         if session.config.option.collectonly:
             return None
         for sub in self.submissions:
+            # Read once, before any test: the code and the quiz answers (a file that changes
+            # while it is graded cannot make two tests see two different submissions).
+            sub = with_files(self.ctx.course, self.ctx.assignment, sub)
             run = _StudentRun(sub, files=sub.files)
             results = [self._run_test(run, test) for test in self.tests]
             self._finish(run, results)
@@ -166,12 +169,9 @@ class SuitePlugin:
     # -- calling the student ---------------------------------------------------------------------
 
     def _open(self, run: _StudentRun) -> None:
-        if run.files is None:
-            try:
-                run.files = read_code(self.ctx.course, self.ctx.assignment, run.sub.code)
-            except QkvError as e:
-                run.load_failure = ("ungradable", str(e))
-                return
+        if run.files is None:  # only a submission with a problem (with_files recorded it) has none
+            run.load_failure = ("ungradable", run.sub.problem or "no code to grade")
+            return
         run.session = self.ctx.sandbox.open(run.files, entry=layout.code_file(self.ctx.assignment))
         load = run.session.load
         if not load.ok:

@@ -14,7 +14,7 @@ from pathlib import Path
 from autograder.content import loader
 from autograder.course import layout
 from autograder.grading import results
-from autograder.reports import feedback, heatmap
+from autograder.reports import heatmap
 from autograder.errors import QkvError
 from autograder.reports.pages import (FEEDBACK_DIR, REPORT_FILE, bar, column_points, esc, feedback_href, img, num,
                               page)
@@ -70,24 +70,22 @@ class Brief:
 
 
 def write_pages(course, assignment, out: Path, students: list[str]) -> None:
-    """Write out/feedback/<student>.html for every student and out/report.html for the class."""
-    out = Path(out)
-    run = read_run(out)
-    content = loader.load(course, assignment)
-    briefs = []
-    for result in each_result(out, students):
-        section = content.feedback_section(result.recorded, course.tolerance)
-        results.atomic_write(out / FEEDBACK_DIR / f"{result.student}.html",
-                             feedback.render(course, assignment, result, section))
-        briefs.append(Brief.of(result))
-    results.atomic_write(out / REPORT_FILE, render(course, assignment, briefs, run))
+    """Write out/feedback/<student>.html for every student and out/report.html for the class (and the
+    gradebook), from what grading wrote into out."""
+    from autograder.reports import outputs  # noqa: PLC0415 - outputs builds on this module
+
+    outputs.write(course, assignment, out, students)
 
 
-def terminal_summary(course, assignment, out: Path, students: list[str]) -> str:
-    """A plain-text overview for the terminal: parts and pass rates, misconceptions, problems."""
+def terminal_summary(course, assignment, out: Path, students: list[str], briefs: list[Brief] | None = None) -> str:
+    """A plain-text overview for the terminal: parts and pass rates, misconceptions, problems.
+
+    Args:
+        briefs: the students' briefs when the caller has them (read from out otherwise).
+    """
     out = Path(out)
     catalogue = loader.load(course, assignment).catalogue
-    class_results = load(out, students)
+    class_results = briefs if briefs is not None else load(out, students)
     stats = column_stats(assignment, class_results)
     lines = [f"{assignment.id}: {len(class_results)} students", "",
              f"{'part':<12}{'mean':>8} / {'max':<5}{'full marks':>12}"]

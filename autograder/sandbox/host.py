@@ -30,6 +30,7 @@ import numpy as np
 from autograder.sandbox import isolation
 from autograder.sandbox import slots
 from autograder.sandbox import wire
+from autograder.sandbox.output import Output
 from autograder.course.config import Limits
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -162,24 +163,6 @@ class Sandbox:
         self.close()
 
 
-@dataclass
-class _Output:
-    """A submission's stdout/stderr: the first `cap` bytes kept, the rest only counted."""
-
-    cap: int
-    data: bytearray = field(default_factory=bytearray)
-    dropped: int = 0
-
-    def add(self, chunk: bytes) -> None:
-        room = self.cap - len(self.data)
-        self.data += chunk[:max(room, 0)]
-        self.dropped += max(len(chunk) - max(room, 0), 0)
-
-    def text(self) -> str:
-        text = self.data.decode("utf-8", "replace")
-        return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
-
-
 class _Timeout(Exception):
     pass
 
@@ -195,7 +178,7 @@ class Session:
         self.sandbox = sandbox
         self.entry = entry
         limits = sandbox.limits
-        self.output = _Output(limits.max_output_kb * 1024)
+        self.output = Output(limits.max_output_kb * 1024)
         self.status: int | None = None
         self.pid: int | None = None
         self.workdir = tempfile.mkdtemp(prefix="qkv-sub-")

@@ -13,10 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-try:  # inside the student bundle the two modules sit side by side
-    from compare import problem
-except ImportError:
-    from autograder.public.compare import problem
+from compare import problem
 
 CASES_FILE = "public_cases.json"
 
