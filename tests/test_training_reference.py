@@ -96,7 +96,7 @@ def test_training_from_the_course_seed_teaches_plus_to_attend_to_the_numbers(tr)
     after, row_after = tr.predict("two plus three", trained_q, trained_k)
     assert row_after[0] + row_after[2] >= 0.9
     assert abs(after - 5) <= 0.1
-    assert losses.shape == (tr.STEPS,) and np.all(np.diff(losses) < 0)
+    assert losses.shape == (400,) and np.all(np.diff(losses) < 0)
     filler, _ = tr.predict("please two plus now three", trained_q, trained_k)
     assert abs(filler - 5) <= 0.1
 
@@ -116,17 +116,17 @@ def test_train_leaves_the_callers_weights_unchanged(tr):
 
 
 def test_every_training_sentence_has_one_plus_and_two_numbers(tr):
-    for sentence in tr.TRAINING_SENTENCES:
+    for sentence in tr.training_sentences():
         words = sentence.split()
         assert words.count("plus") == 1
-        assert sum(w in tr.NUMBERS for w in words) == 2
-        assert set(words) <= set(tr.VOCABULARY)
-    assert "two plus three" not in tr.TRAINING_SENTENCES  # the example is held out
+        assert sum(w in tr.vocabulary()[:10] for w in words) == 2
+        assert set(words) <= set(tr.vocabulary())
+    assert "two plus three" not in tr.training_sentences()  # the example is held out
 
 
 def test_embeddings_are_distinct_and_carry_their_flags(tr):
-    X = tr.embed(" ".join(tr.VOCABULARY))
-    assert len({tuple(row) for row in X.round(6)}) == len(tr.VOCABULARY)
+    X = tr.embed(" ".join(tr.vocabulary()))
+    assert len({tuple(row) for row in X.round(6)}) == len(tr.vocabulary())
     assert X[:, 0].tolist() == [1.0] * 10 + [0.0] * 3  # number flag
     assert X[:, 1].tolist() == [0.0] * 10 + [1.0, 0.0, 0.0]  # operator flag
-    np.testing.assert_allclose((X @ tr.W_V)[:, 0], list(range(10)) + [0, 0, 0])  # Values carry the magnitude
+    np.testing.assert_allclose((X @ tr.value_weights())[:, 0], list(range(10)) + [0, 0, 0])  # Values carry the magnitude

@@ -22,70 +22,73 @@ import numpy as np
 # ---------------------------------------------------------------------------------------------
 # The task: given.
 
-NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-OPERATOR = "plus"
-FILLERS = ("please", "now")
-FEATURES = ("number", "operator", "magnitude", "id0", "id1", "id2")
-VOCABULARY = NUMBERS + (OPERATOR,) + FILLERS
-# Identity dimensions: a point on a small circle per word (and a third coordinate), so every
-# word's embedding differs from every other's even where the flags and magnitude agree.
-IDENTITY = 0.5 * np.array([[np.cos(t), np.sin(t), np.cos(3 * t)]
-                           for t in 2 * np.pi * np.arange(len(VOCABULARY)) / len(VOCABULARY)])  # (13, 3)
-D_MODEL, D_K = len(FEATURES), 4
+def vocabulary():
+    """The words of the task: ten number words, the operator "plus" and two filler words."""
+    numbers = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    return numbers + ("plus", "please", "now")
 
 
 def embedding(word):
-    """The embedding of one word: (d_model,) = [number, operator, magnitude, id0, id1, id2]."""
-    identity = IDENTITY[VOCABULARY.index(word)]  # (3,) tells the word apart from the others
-    if word in NUMBERS:
-        return np.concatenate([[1.0, 0.0, NUMBERS.index(word) / 10], identity])
-    if word == OPERATOR:
-        return np.concatenate([[0.0, 1.0, 0.0], identity])
-    return np.concatenate([[0.0, 0.0, 0.0], identity])
+    """The embedding of one word: (d_model=6,) = [number, operator, magnitude, id0, id1, id2].
+
+    The three identity dimensions put each word on its own point of a small curve, so every word
+    differs from every other even where the flags and the magnitude agree.
+    """
+    words = vocabulary()
+    i = words.index(word)
+    t = 2 * np.pi * i / len(words)
+    identity = 0.5 * np.array([np.cos(t), np.sin(t), np.cos(3 * t)])  # (3,)
+    is_number = i < 10
+    flags = [float(is_number), float(word == "plus"), i / 10 if is_number else 0.0]  # magnitude in tenths
+    return np.concatenate([flags, identity])  # (6,)
 
 
 def embed(sentence):
     """X (n, d_model): one embedding per word of a sentence such as "please two plus three"."""
-    return np.array([embedding(w) for w in sentence.split()])  # (n, d_model)
+    return np.array([embedding(w) for w in sentence.split()])  # (n, 6)
 
 
-W_V = 10.0 * np.eye(D_MODEL)[:, [2]]  # (d_model, d_v=1): a token's Value is its number's magnitude
-READOUT = np.array([2.0])  # (d_v,): a weighted average of two numbers, times 2, is their sum
+def value_weights():
+    """W_v (d_model, d_v=1), fixed: a token's Value is its number's magnitude (0 for other words)."""
+    return 10.0 * np.eye(6)[:, [2]]  # (6, 1)
 
-TRAINING_SENTENCES = (
-    "one plus four", "please seven plus two", "six plus now three", "zero plus five please",
-    "now eight plus one", "three please plus nine", "four plus four now", "please nine plus now six",
-    "two plus seven", "five now plus zero please", "seven plus eight", "now please one plus six",
-)
-STEPS, LEARNING_RATE = 400, 0.04
+
+def readout_weights():
+    """(d_v,), fixed: the read-out is twice "plus"'s output, since a weighted average of two numbers,
+    doubled, is their sum."""
+    return np.array([2.0])  # (1,)
+
+
+def training_sentences():
+    """The sentences train() learns from; "two plus three" is not one of them."""
+    return ("one plus four", "please seven plus two", "six plus now three", "zero plus five please",
+            "now eight plus one", "three please plus nine", "four plus four now", "please nine plus now six",
+            "two plus seven", "five now plus zero please", "seven plus eight", "now please one plus six")
 
 
 def example(sentence):
     """(X, index of "plus", target): one sentence "a plus b" with its true sum a + b."""
     words = sentence.split()
-    numbers = [NUMBERS.index(w) for w in words if w in NUMBERS]
-    return embed(sentence), words.index(OPERATOR), float(sum(numbers))
+    target = sum(vocabulary().index(w) for w in words if vocabulary().index(w) < 10)
+    return embed(sentence), words.index("plus"), float(target)
 
 
 def init_weights(seed):
-    """Random W_q, W_k (d_model, d_k): before training, "plus" asks a random question."""
+    """Random W_q, W_k (d_model, d_k=4): before training, "plus" asks a random question."""
     rng = np.random.default_rng(seed)
-    return 0.1 * rng.normal(size=(D_MODEL, D_K)), 0.1 * rng.normal(size=(D_MODEL, D_K))  # (d_model, d_k) each
+    return 0.1 * rng.normal(size=(6, 4)), 0.1 * rng.normal(size=(6, 4))  # (6, 4) each
 
 
 def predict(sentence, W_q, W_k):
-    """The read-out for "a plus b": "plus"'s output times READOUT, a float; and "plus"'s row of A."""
+    """The read-out for "a plus b" (a float) and "plus"'s row of attention weights (n,)."""
     X, plus, _ = example(sentence)
-    O, A = attend(X, W_q, W_k, W_V)  # (n, d_v), (n, n)
-    return float(O[plus] @ READOUT), A[plus]
+    O, A = attend(X, W_q, W_k, value_weights())  # (n, 1), (n, n)
+    return float(O[plus] @ readout_weights()), A[plus]
 
 
-def loss(W_q, W_k, sentences=TRAINING_SENTENCES):
-    """The mean over sentences of (read-out - true sum) ** 2."""
-    errors = []
-    for sentence in sentences:
-        _, _, target = example(sentence)
-        errors.append(predict(sentence, W_q, W_k)[0] - target)
+def loss(W_q, W_k):
+    """The mean over training_sentences() of (read-out - true sum) ** 2."""
+    errors = [predict(s, W_q, W_k)[0] - example(s)[2] for s in training_sentences()]
     return float(np.mean(np.square(errors)))
 
 
@@ -205,8 +208,8 @@ def attend_backward(X, W_q, W_k, W_v, dO):
     ### END SOLUTION
 
 
-def train(W_q, W_k, steps=STEPS, lr=LEARNING_RATE):
-    """Gradient descent on the mean loss over TRAINING_SENTENCES; W_v and READOUT stay fixed.
+def train(W_q, W_k, steps=400, lr=0.04):
+    """Gradient descent on the mean loss over training_sentences(); W_v and the read-out stay fixed.
 
     Each step averages the gradient over all the sentences (one batch), then moves W_q and W_k
     against it by lr times that average.
@@ -221,16 +224,17 @@ def train(W_q, W_k, steps=STEPS, lr=LEARNING_RATE):
     """
     ### BEGIN SOLUTION
     W_q, W_k = W_q.copy(), W_k.copy()  # (d_model, d_k) each: new arrays, the caller's stay as they were
-    data = [example(s) for s in TRAINING_SENTENCES]
+    W_v, r = value_weights(), readout_weights()  # (6, 1), (1,)
+    data = [example(s) for s in training_sentences()]
     losses = []
     for _ in range(int(steps)):
         dW_q, dW_k, total = np.zeros_like(W_q), np.zeros_like(W_k), 0.0
         for X, plus, target in data:
-            O, _ = attend(X, W_q, W_k, W_V)  # (n, d_v)
-            error = O[plus] @ READOUT - target  # scalar: read-out minus true sum
-            dO = np.zeros_like(O)  # (n, d_v): only "plus"'s output is read
-            dO[plus] = 2 * error * READOUT  # d(error ** 2) / dO[plus]
-            gq, gk, _ = attend_backward(X, W_q, W_k, W_V, dO)  # (d_model, d_k) each
+            O, _ = attend(X, W_q, W_k, W_v)  # (n, 1)
+            error = O[plus] @ r - target  # scalar: read-out minus true sum
+            dO = np.zeros_like(O)  # (n, 1): only "plus"'s output is read
+            dO[plus] = 2 * error * r  # d(error ** 2) / dO[plus]
+            gq, gk, _ = attend_backward(X, W_q, W_k, W_v, dO)  # (d_model, d_k) each
             dW_q, dW_k, total = dW_q + gq, dW_k + gk, total + error ** 2
         losses.append(total / len(data))
         W_q = W_q - lr * dW_q / len(data)  # (d_model, d_k)
