@@ -107,6 +107,8 @@ class Course:
     limits: Limits = _f("limits for student code", dataclasses.MISSING, default_factory=Limits)
     tolerance: Tolerance = _f("comparison tolerances", dataclasses.MISSING, default_factory=Tolerance)
     feedback: Feedback = _f("what students are shown", dataclasses.MISSING, default_factory=Feedback)
+    packages: tuple[str, ...] = _f("packages beyond the standard library that student code may import "
+                                   "(any other import is refused with one line)", ("numpy",))
     root: Path = field(default=Path("."), metadata={"internal": True}, compare=False)
 
     def assignment(self, assignment_id: str) -> Assignment:
