@@ -275,7 +275,7 @@ def _schema_of(tp) -> dict:
             if "minimum" in f.metadata:
                 prop["minimum"] = f.metadata["minimum"]
             if f.default is not dataclasses.MISSING and f.default is not None:
-                prop["default"] = f.default
+                prop["default"] = list(f.default) if isinstance(f.default, tuple) else f.default
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 required.append(f.name)
             props[f.name] = prop
