@@ -45,6 +45,9 @@ def cmd_check(args) -> int:
         return _check_answers(course, assignment, path)
     if path.is_dir():
         path = next((p for p in (path / "attention.py", path / "attention.ipynb") if p.exists()), path / "attention.py")
+    from autograder.sandbox.host import layers, missing_text
+    if layers().missing:  # a student's own code on their own machine: run with what there is, and say so
+        print(f"note: checks run in a reduced sandbox here (missing {missing_text(layers())})")
     lines = check.check_file(course, assignment, path)
     for line in lines:
         print(line)
@@ -73,7 +76,8 @@ def cmd_grade(args) -> int:
     from autograder.grading import batch as grade
     course = _course(args)
     summary = grade.grade(course, Path(args.submissions), assignment=args.assignment, out=Path(args.out),
-                          jobs=args.jobs, force=args.force, progress=not args.quiet, executor=_executor(args))
+                          jobs=args.jobs, force=args.force, progress=not args.quiet, executor=_executor(args),
+                          weak_sandbox=args.weak_sandbox)
     for line in summary.skipped:
         print(f"qkv: {line}", file=sys.stderr)
     for line in summary.errors:
@@ -84,6 +88,8 @@ def cmd_grade(args) -> int:
         print(report.terminal_summary(course, course.assignment(args.assignment), out, summary.students))
         print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
               f"skipped {len(summary.skipped)} in {summary.seconds:.1f} s; isolation: {summary.isolation}")
+        if summary.weak_sandbox:
+            print(f"weaker sandbox accepted: missing {', '.join(summary.weak_sandbox)}")
         print(f"wrote {out / 'gradebook.csv'}, {out / 'results'}/, {out / 'feedback'}/ and {out / 'report.html'}")
     return 0
 
@@ -101,7 +107,7 @@ def cmd_gradescope_run(args) -> int:
     from autograder.integrations import gradescope
     course = _course(args)
     root = Path(args.root) if args.root else gradescope.default_root()
-    data = gradescope.run(course, assignment=args.assignment, root=root)
+    data = gradescope.run(course, assignment=args.assignment, root=root, weak_sandbox=args.weak_sandbox)
     extra = data["extra_data"]
     print(f"{extra['student']}: {data['score']:g} points; {data['output']}")
     print(f"isolation: {extra['isolation']}")
@@ -133,7 +139,8 @@ def cmd_demo(args) -> int:
     answers = synthetic.answers_for(course, assignment, reference.load(course.path(assignment.source)))
     students = synthetic.write_class(source, subs, args.size, answers=answers)
     print(f"wrote a synthetic class of {len(students)} submissions to {subs}/")
-    args.submissions, args.out, args.force = str(subs), str(out / "graded"), True
+    # A synthetic class of the kit's own code: grade with whatever sandbox this machine offers (and say so).
+    args.submissions, args.out, args.force, args.weak_sandbox = str(subs), str(out / "graded"), True, True
     code = cmd_grade(args)
     print()
     print((out / "graded" / "gradebook.csv").read_text(encoding="utf-8"), end="")
@@ -166,8 +173,8 @@ def _check_answers(course, assignment, path: Path) -> int:
 def _quiz_variant(args):
     from autograder.quiz import grading as quiz
     from autograder.grading import reference
-    from autograder.grading.submissions import STUDENT_ID
-    if not STUDENT_ID.match(args.student):
+    from autograder.grading.submissions import is_valid_id
+    if not is_valid_id(args.student):
         raise QkvError(f"--student: '{args.student}' is not a usable student id (letters, digits and . _ - @ + only)")
     course = _course(args)
     assignment = course.assignment(args.assignment)
@@ -233,6 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--force", action="store_true", help="regrade students that already have results")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    p.add_argument("--weak-sandbox", action="store_true",
+                   help="grade even if this machine lacks a sandbox layer (recorded in run.json and the report)")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("gradescope", parents=[common], help="build the Gradescope autograder zip")
@@ -242,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gradescope-run", parents=[common],
                        help="grade the one submission inside Gradescope's container (run_autograder calls this)")
     p.add_argument("--root", metavar="DIR", help="Gradescope's folder (default: $QKV_GRADESCOPE_ROOT or /autograder)")
+    p.add_argument("--weak-sandbox", action="store_true", help="grade even if the container lacks a sandbox layer")
     p.set_defaults(func=cmd_gradescope_run)
 
     p = sub.add_parser("validate", parents=[common], help="prove the hidden suites on known submissions")

@@ -14,6 +14,7 @@ import multiprocessing
 import multiprocessing.util
 import os
 import platform
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -30,7 +31,8 @@ from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grading.suite_runner import GradingContext, run_suites
 from autograder.grading.results import StudentResult, atomic_write
-from autograder.sandbox.host import Sandbox, layers
+from autograder.sandbox import isolation
+from autograder.sandbox.host import Sandbox, layers, missing_text
 from autograder.grading.submissions import Submission, answers_source, discover
 
 CHUNK = 50  # students per pytest session: large enough to amortise its start-up
@@ -46,6 +48,7 @@ class Summary:
     errors: list[str] = field(default_factory=list)
     students: list[str] = field(default_factory=list)
     isolation: str = ""
+    weak_sandbox: list[str] = field(default_factory=list)  # layers missing, accepted by the grader
     seconds: float = 0.0
 
 
@@ -81,11 +84,14 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tupl
 _worker: dict = {}
 
 
-def _init_worker(course: Course, assignment_id: str) -> None:
+def _init_worker(course: Course, assignment_id: str, parent: int) -> None:
+    # A grading process ends with the run, however the run ends (SIGKILL included); so do its zygote
+    # (which dies with it) and everything that zygote started.
+    isolation.die_with_parent(signal.SIGKILL, parent=parent)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     assignment = course.assignment(assignment_id)
     ref = reference.load(course.path(assignment.source))
-    sandbox = Sandbox(course.limits)  # claims a free slot of this machine until it closes
+    sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot of this machine until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
     _worker["ctx"] = make_context(course, assignment, ref, sandbox)
@@ -99,14 +105,14 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     """Yield (students done, errors) per chunk as grading processes finish them."""
     if jobs <= 1:
         ref = reference.load(course.path(assignment.source))
-        with Sandbox(course.limits) as sandbox:
+        with Sandbox(course.limits, packages=course.packages) as sandbox:
             ctx = make_context(course, assignment, ref, sandbox)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out)
         return
     mp = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                             initargs=(course, assignment.id)) as pool:
+                             initargs=(course, assignment.id, os.getpid())) as pool:
         futures = [pool.submit(_grade_in_worker, chunk, out) for chunk in chunks]
         for future in as_completed(futures):
             yield future.result()
@@ -145,6 +151,7 @@ def gradebook_text(assignment: Assignment, out: Path, students: list[str]) -> st
 
 def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
     return {"assignment": assignment.id, "course_seed": course.seed, "isolation": summary.isolation,
+            "weak_sandbox_accepted": summary.weak_sandbox,
             "jobs": jobs, "submissions": len(summary.students), "graded": summary.graded,
             "reused": summary.reused, "skipped": summary.skipped, "grader_errors": summary.errors,
             "duration_s": round(summary.seconds, 3),
@@ -152,7 +159,8 @@ def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs:
 
 
 def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs: int | None = None,
-          force: bool = False, progress: bool = True, pages: bool = True, executor=None) -> Summary:
+          force: bool = False, progress: bool = True, pages: bool = True, executor=None,
+          weak_sandbox: bool = False) -> Summary:
     """Grade every submission in `submissions` into `out`; returns what happened.
 
     Args:
@@ -163,12 +171,19 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
         executor: executor(course, assignment, chunks, out, jobs) yielding (done, errors) per chunk;
             default: local processes (`run_local`). One whose sandboxes run elsewhere (Dask) reports
             their isolation in an `isolation` attribute once it has run.
+        weak_sandbox: grade even when this machine lacks an isolation layer (recorded in run.json);
+            without it, a missing layer stops the run with a QkvError naming it.
     """
     started = time.monotonic()
     a = course.assignment(assignment)
     out = Path(out)
+    found = layers()
+    if found.missing and not weak_sandbox and executor is None:
+        raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
+                       "Grade on a machine that has them, or pass --weak-sandbox to accept it")
     subs, skipped = discover(Path(submissions))
-    summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=layers().describe())
+    summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=found.describe(),
+                      weak_sandbox=found.missing if executor is None else [])
     todo = [s for s in subs if force or not _already_graded(out, s.student)]
     summary.reused = len(subs) - len(todo)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))

@@ -59,7 +59,7 @@ class GradingPlugin(WorkerPlugin):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
         assignment = self.course.assignment(self.assignment_id)
         ref = reference.from_source(self.reference_source, where=f"reference of '{assignment.id}'")
-        self.ctx = make_context(self.course, assignment, ref, Sandbox(self.course.limits))  # claims a slot
+        self.ctx = make_context(self.course, assignment, ref, Sandbox(self.course.limits, packages=self.course.packages))  # claims a slot
         self.isolation = self.ctx.sandbox.layers.describe()
         self.lock = threading.Lock()  # one sandbox serves one submission at a time
 

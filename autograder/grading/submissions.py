@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +17,8 @@ CODE_FILE = "attention.py"
 NOTEBOOK_FILE = "attention.ipynb"
 ANSWERS_FILE = "answers.yaml"
 # Letters (any script), digits and . _ - @ +, not starting with a dot: safe as a file name and a CSV cell.
-STUDENT_ID = re.compile(r"^[^\W][\w.@+-]{0,99}$")
+# Always used with fullmatch: `$` would accept a trailing newline.
+STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -29,19 +32,47 @@ class Submission:
     files: dict[str, bytes] | None = None  # the code as read_code gives it, when read ahead (`with_files`)
 
 
-def _read_bytes(path: Path, limit: int) -> bytes:
+def is_valid_id(student: str) -> bool:
+    """A plain one-line student id: letters, digits and . _ - @ +, at most 100, not starting with a dot."""
+    return isinstance(student, str) and STUDENT_ID.fullmatch(student) is not None
+
+
+def not_regular(path: Path) -> str:
+    """'' for a regular file; else why it is refused ('a symbolic link', 'a FIFO', ...), without following links."""
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise QkvError(f"{path}: {size} bytes, larger than the {limit}-byte limit")
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)  # never more, even if the file grew since stat()
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "not found"
+    except OSError as e:
+        return f"cannot be examined ({e.strerror})"
+    if stat.S_ISREG(mode):
+        return ""
+    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    return next((text for test, text in kinds if test(mode)), "not a regular file")
+
+
+def _read_bytes(path: Path, limit: int) -> bytes:
+    """A regular file's bytes, read without following a link and never more than `limit`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise QkvError(f"{path}: not found") from None
-    except IsADirectoryError:
-        raise QkvError(f"{path}: is a folder; give the attention.py inside it") from None
     except OSError as e:
-        raise QkvError(f"{path}: cannot read ({e.strerror})") from None
+        kind = not_regular(path)
+        raise QkvError(f"{path}: {kind or f'cannot read ({e.strerror})'}; only regular files are read") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise QkvError(f"{path}: is a folder; give the attention.py inside it")
+        if not stat.S_ISREG(info.st_mode):
+            raise QkvError(f"{path}: {not_regular(path)}, not a regular file; only regular files are read")
+        if info.st_size > limit:
+            raise QkvError(f"{path}: {info.st_size} bytes, larger than the {limit}-byte limit")
+        try:
+            data = f.read(limit + 1)  # never more, even if the file grew since fstat()
+        except OSError as e:
+            raise QkvError(f"{path}: cannot read ({e.strerror})") from None
     if len(data) > limit:
         raise QkvError(f"{path}: larger than the {limit}-byte limit")
     return data
@@ -110,10 +141,14 @@ def with_files(course: Course, sub: Submission) -> Submission:
 
 
 def _from_folder(folder: Path) -> Submission:
+    """A student folder; its files are looked at without following links (the quiz reader refuses a
+    linked answers.yaml itself, with its own line)."""
     student = folder.name
-    code = next((folder / n for n in (CODE_FILE, NOTEBOOK_FILE) if (folder / n).is_file()), None)
-    answers = folder / ANSWERS_FILE if (folder / ANSWERS_FILE).is_file() else None
+    code = next((folder / n for n in (CODE_FILE, NOTEBOOK_FILE) if os.path.lexists(folder / n)), None)
+    answers = folder / ANSWERS_FILE if os.path.lexists(folder / ANSWERS_FILE) else None
     problem = "" if code else f"no {CODE_FILE} or {NOTEBOOK_FILE} in the folder"
+    if code and not_regular(code):
+        problem = f"{code.name} is {not_regular(code)}, not a regular file; only regular files are read"
     return Submission(student, code, answers, problem)
 
 
@@ -128,19 +163,28 @@ def discover(root: Path) -> tuple[list[Submission], list[str]]:
         name = entry.name
         if name.startswith("."):
             continue
-        if entry.is_dir():
+        kind = not_regular(entry)
+        if kind == "a folder":
             sub = _from_folder(entry)
-        elif entry.suffix in (".py", ".ipynb") and entry.is_file():
+        elif entry.suffix in (".py", ".ipynb") and not kind:
             sub = Submission(entry.stem, entry, None)
-        else:
-            skipped.append(f"{entry}: skipped, not a submission folder, .py or .ipynb file")
+        elif kind not in ("", "a folder"):
+            skipped.append(f"{_shown(entry)}: skipped, {kind}; only regular files and folders are read")
             continue
-        if not STUDENT_ID.match(sub.student):
-            skipped.append(f"{entry}: skipped, '{sub.student}' is not a usable student id "
+        else:
+            skipped.append(f"{_shown(entry)}: skipped, not a submission folder, .py or .ipynb file")
+            continue
+        if not is_valid_id(sub.student):
+            skipped.append(f"{_shown(entry)}: skipped, {sub.student!r} is not a usable student id "
                            "(letters, digits and . _ - @ + only)")
             continue
         if sub.student in found:
-            skipped.append(f"{entry}: skipped, student '{sub.student}' already has a submission")
+            skipped.append(f"{_shown(entry)}: skipped, student '{sub.student}' already has a submission")
             continue
         found[sub.student] = sub
     return [found[k] for k in sorted(found)], skipped
+
+
+def _shown(path: Path) -> str:
+    """A path as one printable line (a file name may hold a newline or an escape sequence)."""
+    return repr(str(path))[1:-1]

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from autograder.grading import results
 from autograder.errors import QkvError
-from autograder.grading.submissions import STUDENT_ID
+from autograder.grading.submissions import is_valid_id
 
 NOTEBOOK_FILE = "attention.ipynb"
 KIT_DIR = "qkv"  # beside nbgrader_config.py: the course.yaml and the instructor files grading needs
@@ -74,7 +74,7 @@ def part_result(part: str, *, assignment: str, notebook: Path | str = NOTEBOOK_F
     path = Path(notebook).resolve()
     course_file = Path(course).resolve() if course else find_course(path.parent)
     student = student or student_of(path)
-    if not STUDENT_ID.match(student):
+    if not is_valid_id(student):
         raise QkvError(f"'{student}' is not a usable student id (letters, digits and . _ - @ + only)")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     result = _graded(str(course_file), assignment, student, str(path), digest)

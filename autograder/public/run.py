@@ -31,7 +31,7 @@ def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]
     ref = reference.load(course.path(assignment.source))
     tol = course.tolerance
     cases = public_cases.build(ref, rtol=tol.rtol, atol=tol.atol)
-    with Sandbox(course.limits) as sandbox, sandbox.open(files) as session:
+    with Sandbox(course.limits, packages=course.packages) as sandbox, sandbox.open(files) as session:
         if not session.load.ok:
             return [Line("attention.py", "fail", session.load.message)]
         call = _sandbox_call(session)
