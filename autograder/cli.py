@@ -152,8 +152,27 @@ def cmd_nbgrader_export(args) -> int:
     out = Path(args.dir)
     for path in nbgrader_export.export(course, course.assignment(args.assignment), out=out):
         print(f"wrote {path}")
-    print(f"next, in {out}: nbgrader generate_assignment {args.assignment}; "
-          f"then, with submissions in submitted/: nbgrader autograde {args.assignment}")
+    print(f"next, in {out}: nbgrader generate_assignment {args.assignment}; then, with submissions in "
+          f"submitted/: qkv nbgrader grade {out} --assignment {args.assignment} (sandboxed; nbgrader's own "
+          "autograde runs student code unsandboxed)")
+    return 0
+
+
+def cmd_nbgrader_grade(args) -> int:
+    from autograder.integrations import nbgrader_grade
+    nb_course = Path(args.nbgrader_course)
+    course = load_course(args.course or nbgrader_grade.course_file(nb_course))
+    summary, out = nbgrader_grade.grade_course(course, nb_course, assignment=args.assignment,
+                                               out=Path(args.out) if args.out else None, jobs=args.jobs,
+                                               progress=not args.quiet, weak_sandbox=args.weak_sandbox)
+    for line in summary.skipped:
+        print(f"qkv: {line}", file=sys.stderr)
+    for line in summary.errors:
+        print(f"qkv: grader error: {line}", file=sys.stderr)
+    print(f"graded {summary.graded} notebooks in the sandbox ({summary.isolation}); scores written to "
+          f"{nb_course / nbgrader_grade.GRADEBOOK}, results and feedback in {out}")
+    if summary.weak_sandbox:
+        print(f"weaker sandbox accepted: missing {', '.join(summary.weak_sandbox)}")
     return 0
 
 
@@ -282,6 +301,15 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write an nbgrader course (source notebook with hidden tests graded by qkv-kit)")
     q.add_argument("dir", metavar="DIR", help="the nbgrader course folder to write into")
     q.set_defaults(func=cmd_nbgrader_export)
+    q = nb_sub.add_parser("grade", parents=[common],
+                          help="grade nbgrader's submitted/ notebooks in this kit's sandbox into nbgrader's gradebook")
+    q.add_argument("nbgrader_course", metavar="NBGRADER_COURSE", help="the nbgrader course folder")
+    q.add_argument("--out", metavar="DIR", help="results and feedback (default: NBGRADER_COURSE/qkv-graded/<assignment>)")
+    q.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: this machine's cores)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.add_argument("--weak-sandbox", action="store_true",
+                   help="grade even if this machine lacks a sandbox layer (recorded in run.json and the report)")
+    q.set_defaults(func=cmd_nbgrader_grade)
     return parser
 
 

@@ -53,11 +53,21 @@ def _changed(path: Path) -> float:
         return 0.0
 
 
-def leftovers(since: float = 0.0) -> list[str]:
+def kernel_keys() -> dict[int, int]:
+    """How many kernel keys each sandbox uid holds now."""
+    counts = {}
+    for line in Path("/proc/key-users").read_text().splitlines():
+        uid, rest = line.split(":", 1)
+        if int(uid) in SANDBOX_UIDS:
+            counts[int(uid)] = int(rest.split()[1].split("/")[0])
+    return counts
+
+
+def leftovers(since: float = 0.0, keys_before: dict | None = None) -> list[str]:
     """Everything of a finished run still here: one line each (an empty list when clean).
 
     Other runs may share this machine: what belongs to a slot a living sandbox holds, or (for files)
-    is older than `since`, is theirs.
+    is older than `since`, is theirs; so are kernel keys counted in `keys_before`.
     """
     found = []
     for proc in Path("/proc").iterdir():
@@ -75,10 +85,9 @@ def leftovers(since: float = 0.0) -> list[str]:
             fields = dict(zip(header, line.split()))
             if int(fields.get("uid", -1)) in SANDBOX_UIDS or int(fields.get("cuid", -1)) in SANDBOX_UIDS:
                 found.append(f"SysV {kind} {fields.get('key')} of uid {fields.get('uid')}")
-    for line in Path("/proc/key-users").read_text().splitlines():
-        uid = int(line.split(":")[0])
-        if uid in SANDBOX_UIDS:
-            found.append(f"kernel keys of sandbox uid {uid}: {line.strip()}")
+    for uid, count in kernel_keys().items():
+        if count > (keys_before or {}).get(uid, 0):
+            found.append(f"{count} kernel keys of sandbox uid {uid}")
     for folder in ("/dev/shm", "/tmp", "/var/tmp", "/dev/mqueue"):
         try:
             entries = list(Path(folder).iterdir())

@@ -20,7 +20,7 @@ from autograder.grading import synthetic
 from autograder.grading.batch import grade
 from autograder.sandbox import host as sandbox
 
-from leftovers import leftovers, require_strong_sandbox
+from leftovers import kernel_keys, leftovers, require_strong_sandbox
 
 HOSTILE = Path(__file__).parent / "hostile"
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,11 +104,11 @@ def batch(tmp_path_factory, course, assignment, listener, reference_source):
     (shadow / "numpy.py").write_text("def allclose(*a, **k):\n    return True\n")
     fast = dataclasses.replace(course, limits=dataclasses.replace(
         course.limits, call_timeout_s=1.0, import_timeout_s=2.0, memory_mb=256, cpu_s=5))
-    started = time.time()
+    started, keys = time.time(), kernel_keys()
     alone = grade(fast, honest, assignment="attention", out=tmp / "alone", jobs=1, progress=False, pages=False)
     summary = grade(fast, subs, assignment="attention", out=out, jobs=1, progress=False, pages=False)
     assert alone.errors == []
-    return out, summary, _rows(tmp / "alone"), _rows(out), started
+    return out, summary, _rows(tmp / "alone"), _rows(out), (started, keys)
 
 
 def result(batch, student):
@@ -146,7 +146,7 @@ def test_attacks_earn_nothing(batch, attack):
 
 def test_nothing_of_the_run_is_left(batch):
     """No process of a free sandbox slot, no scratch folder, no IPC object, no kernel key, no dropped file."""
-    assert leftovers(since=batch[4]) == []
+    assert leftovers(since=batch[4][0], keys_before=batch[4][1]) == []
 
 
 @pytest.mark.parametrize("attack, line", [

@@ -181,7 +181,7 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     if found.missing and not weak_sandbox and executor is None:
         raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
                        "Grade on a machine that has them, or pass --weak-sandbox to accept it")
-    subs, skipped = discover(Path(submissions))
+    subs, skipped = discover(Path(submissions), a.id)
     summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=found.describe(),
                       weak_sandbox=found.missing if executor is None else [])
     todo = [s for s in subs if force or not _already_graded(out, s.student)]

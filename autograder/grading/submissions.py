@@ -7,6 +7,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.sandbox import wire
@@ -16,6 +17,8 @@ from autograder.errors import QkvError
 CODE_FILE = "attention.py"
 NOTEBOOK_FILE = "attention.ipynb"
 ANSWERS_FILE = "answers.yaml"
+TIMESTAMP_FILE = "timestamp.txt"
+NBGRADER_SUBMITTED = "submitted"
 # Letters (any script), digits and . _ - @ +, not starting with a dot: safe as a file name and a CSV cell.
 # Always used with fullmatch: `$` would accept a trailing newline.
 STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
@@ -140,10 +143,29 @@ def with_files(course: Course, sub: Submission) -> Submission:
         return dataclasses.replace(sub, problem=str(e), answers=answers)
 
 
-def _from_folder(folder: Path) -> Submission:
+def read_timestamp(folder: Path) -> datetime | None:
+    """When the submission was handed in: timestamp.txt (ISO 8601, or nbgrader's
+    '2026-12-15 23:59:00.000000 UTC'); None when there is none or it cannot be read."""
+    try:
+        text = _read_bytes(Path(folder) / TIMESTAMP_FILE, 200).decode("utf-8").strip()
+    except (QkvError, UnicodeDecodeError):
+        return None
+    if text.endswith(" UTC"):
+        text = text[:-4] + "+00:00"
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _from_folder(folder: Path, assignment: str | None = None) -> Submission:
     """A student folder; its files are looked at without following links (the quiz reader refuses a
-    linked answers.yaml itself, with its own line)."""
+    linked answers.yaml itself, with its own line). nbgrader's <student>/<assignment>/ is read as it is."""
     student = folder.name
+    inner = folder / assignment if assignment else None
+    if inner is not None and not_regular(inner) == "a folder":
+        folder = inner
     code = next((folder / n for n in (CODE_FILE, NOTEBOOK_FILE) if os.path.lexists(folder / n)), None)
     answers = folder / ANSWERS_FILE if os.path.lexists(folder / ANSWERS_FILE) else None
     problem = "" if code else f"no {CODE_FILE} or {NOTEBOOK_FILE} in the folder"
@@ -152,11 +174,16 @@ def _from_folder(folder: Path) -> Submission:
     return Submission(student, code, answers, problem)
 
 
-def discover(root: Path) -> tuple[list[Submission], list[str]]:
-    """Every submission under root, sorted by student id, and one line per entry that was skipped."""
+def discover(root: Path, assignment: str | None = None) -> tuple[list[Submission], list[str]]:
+    """Every submission under root, sorted by student id, and one line per entry that was skipped.
+
+    With `assignment`, nbgrader's layout is read too: a course folder's submitted/<student>/<assignment>/.
+    """
     root = Path(root)
     if not root.is_dir():
         raise QkvError(f"{root}: not a folder of submissions")
+    if assignment and (root / NBGRADER_SUBMITTED).is_dir() and (root / "nbgrader_config.py").is_file():
+        root = root / NBGRADER_SUBMITTED
     found: dict[str, Submission] = {}
     skipped = []
     for entry in sorted(root.iterdir()):
@@ -165,7 +192,7 @@ def discover(root: Path) -> tuple[list[Submission], list[str]]:
             continue
         kind = not_regular(entry)
         if kind == "a folder":
-            sub = _from_folder(entry)
+            sub = _from_folder(entry, assignment)
         elif entry.suffix in (".py", ".ipynb") and not kind:
             sub = Submission(entry.stem, entry, None)
         elif kind not in ("", "a folder"):

@@ -51,6 +51,8 @@ fi
 python3 -m venv "$ROOT/venv"
 "$ROOT/venv/bin/pip" install --quiet --upgrade pip
 "$ROOT/venv/bin/pip" install --quiet "$SOURCE"
+# The course files (reference, quiz answers, hidden suites) stay unreadable to the sandbox's uids.
+chmod -R go-rwx "$SOURCE"
 """
 
 RUN_AUTOGRADER = """\
