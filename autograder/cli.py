@@ -58,6 +58,9 @@ def cmd_check(args) -> int:
         return _check_answers(course, assignment, path)
     if path.is_dir():
         path = next((path / n for n in names if (path / n).exists()), path / names[0])
+    from autograder.sandbox.host import layers, missing_text
+    if layers().missing:  # a student's own code on their own machine: run with what there is, and say so
+        print(f"note: checks run in a reduced sandbox here (missing {missing_text(layers())})")
     lines = check.check_file(course, assignment, path)
     for line in lines:
         print(line)
@@ -86,7 +89,8 @@ def cmd_grade(args) -> int:
     from autograder.grading import batch as grade
     course = _course(args)
     summary = grade.grade(course, Path(args.submissions), assignment=_assignment(course, args).id, out=Path(args.out),
-                          jobs=args.jobs, force=args.force, progress=not args.quiet, executor=_executor(args))
+                          jobs=args.jobs, force=args.force, progress=not args.quiet, executor=_executor(args),
+                          weak_sandbox=args.weak_sandbox)
     for line in summary.skipped:
         print(f"qkv: {line}", file=sys.stderr)
     for line in summary.errors:
@@ -97,6 +101,8 @@ def cmd_grade(args) -> int:
         print(report.terminal_summary(course, _assignment(course, args), out, summary.students, summary.briefs))
         print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
               f"skipped {len(summary.skipped)} in {summary.seconds:.1f} s; isolation: {summary.isolation}")
+        if summary.weak_sandbox:
+            print(f"weaker sandbox accepted: missing {', '.join(summary.weak_sandbox)}")
         print(f"wrote {out / layout.GRADEBOOK_FILE}, {out / layout.RESULTS_DIR}/, {out / layout.FEEDBACK_DIR}/ "
               f"and {out / layout.REPORT_FILE}")
     return 0
@@ -115,7 +121,7 @@ def cmd_gradescope_run(args) -> int:
     from autograder.integrations import gradescope
     course = _course(args)
     root = Path(args.root) if args.root else gradescope.default_root()
-    data = gradescope.run(course, assignment=_assignment(course, args).id, root=root)
+    data = gradescope.run(course, assignment=_assignment(course, args).id, root=root, weak_sandbox=args.weak_sandbox)
     extra = data["extra_data"]
     print(f"{extra['student']}: {data['score']:g} points; {data['output']}")
     print(f"isolation: {extra['isolation']}")
@@ -148,7 +154,9 @@ def cmd_demo(args) -> int:
         answers = synthetic.answers_for(course, assignment, content)
         students = synthetic.write_class(content, subs, args.size, answers=answers)
         print(f"wrote a synthetic class of {len(students)} submissions to {subs}/")
-        args.submissions, args.out, args.force, args.assignment = str(subs), str(out / "graded"), True, assignment.id
+        # A synthetic class of the kit's own code: grade with whatever sandbox this machine offers (and say so).
+        args.submissions, args.out, args.force, args.weak_sandbox = str(subs), str(out / "graded"), True, True
+        args.assignment = assignment.id
         code = max(code, cmd_grade(args))
         print()
         print((out / "graded" / layout.GRADEBOOK_FILE).read_text(encoding="utf-8"))
@@ -162,8 +170,28 @@ def cmd_nbgrader_export(args) -> int:
     for path in nbgrader_export.export(course, _assignment(course, args), out=out):
         print(f"wrote {path}")
     assignment_id = _assignment(course, args).id
-    print(f"next, in {out}: nbgrader generate_assignment {assignment_id}; "
-          f"then, with submissions in submitted/: nbgrader autograde {assignment_id}")
+    print(f"next, in {out}: nbgrader generate_assignment {assignment_id}; then, with submissions in "
+          f"submitted/: qkv nbgrader grade {out} --assignment {assignment_id} (sandboxed; nbgrader's own "
+          "autograde runs student code unsandboxed)")
+    return 0
+
+
+def cmd_nbgrader_grade(args) -> int:
+    from autograder.integrations import nbgrader_grade
+    nb_course = Path(args.nbgrader_course)
+    course = load_course(args.course or nbgrader_grade.course_file(nb_course))
+    assignment = _assignment(course, args)
+    summary, out = nbgrader_grade.grade_course(course, nb_course, assignment=assignment.id,
+                                               out=Path(args.out) if args.out else None, jobs=args.jobs,
+                                               progress=not args.quiet, weak_sandbox=args.weak_sandbox)
+    for line in summary.skipped:
+        print(f"qkv: {line}", file=sys.stderr)
+    for line in summary.errors:
+        print(f"qkv: grader error: {line}", file=sys.stderr)
+    print(f"graded {summary.graded} notebooks in the sandbox ({summary.isolation}); scores written to "
+          f"{nb_course / nbgrader_grade.GRADEBOOK}, results and feedback in {out}")
+    if summary.weak_sandbox:
+        print(f"weaker sandbox accepted: missing {', '.join(summary.weak_sandbox)}")
     return 0
 
 
@@ -182,9 +210,9 @@ def _check_answers(course, assignment, path: Path) -> int:
 
 def _quiz_variant(args):
     from autograder.content import loader
-    from autograder.grading.submissions import STUDENT_ID
+    from autograder.grading.submissions import is_valid_id
     from autograder.quiz import grading as quiz
-    if not STUDENT_ID.match(args.student):
+    if not is_valid_id(args.student):
         raise QkvError(f"--student: '{args.student}' is not a usable student id (letters, digits and . _ - @ + only)")
     course = _course(args)
     assignment = _assignment(course, args)
@@ -253,6 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--force", action="store_true", help="regrade students that already have results")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    p.add_argument("--weak-sandbox", action="store_true",
+                   help="grade even if this machine lacks a sandbox layer (recorded in run.json and the report)")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("gradescope", parents=[common], help="build the Gradescope autograder zip")
@@ -262,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gradescope-run", parents=[common],
                        help="grade the one submission inside Gradescope's container (run_autograder calls this)")
     p.add_argument("--root", metavar="DIR", help="Gradescope's folder (default: $QKV_GRADESCOPE_ROOT or /autograder)")
+    p.add_argument("--weak-sandbox", action="store_true", help="grade even if the container lacks a sandbox layer")
     p.set_defaults(func=cmd_gradescope_run)
 
     p = sub.add_parser("validate", parents=[common], help="prove the hidden suites on known submissions")
@@ -292,6 +323,15 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write an nbgrader course (source notebook with hidden tests graded by qkv-kit)")
     q.add_argument("dir", metavar="DIR", help="the nbgrader course folder to write into")
     q.set_defaults(func=cmd_nbgrader_export)
+    q = nb_sub.add_parser("grade", parents=[common],
+                          help="grade nbgrader's submitted/ notebooks in this kit's sandbox into nbgrader's gradebook")
+    q.add_argument("nbgrader_course", metavar="NBGRADER_COURSE", help="the nbgrader course folder")
+    q.add_argument("--out", metavar="DIR", help="results and feedback (default: NBGRADER_COURSE/qkv-graded/<assignment>)")
+    q.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: this machine's cores)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.add_argument("--weak-sandbox", action="store_true",
+                   help="grade even if this machine lacks a sandbox layer (recorded in run.json and the report)")
+    q.set_defaults(func=cmd_nbgrader_grade)
     return parser
 
 

@@ -143,7 +143,7 @@ def test_the_submission_metadata_is_kept_and_a_late_submission_marked(tmp_path, 
 
 def test_a_symlink_to_the_reference_is_not_graded(tmp_path, autograder_zip, course, schema):
     root = fake_autograder_root(tmp_path, autograder_zip, {})
-    (root / "submission" / "attention.py").symlink_to(root / "source" / "solutions" / "attention.py")
+    (root / "submission" / "attention.py").symlink_to(root / "source" / "solutions" / "attention" / "attention.py")
     data = gradescope.run(course, assignment="attention", root=root)
     assert list(schema.iter_errors(data)) == []
     assert data["score"] == 0 and data["extra_data"]["status"].startswith("ungradable: no attention.py")

@@ -1,24 +1,46 @@
-"""Hostile submissions, graded in one batch beside an honest student: each with its asserted outcome.
+"""Hostile submissions, graded with --jobs 1 in one process, each followed by an honest neighbour.
 
-They earn no points they did not honestly compute, never change another student's result, and
-leave nothing running.
+Every honest neighbour must get exactly the row it gets in a batch of honest students alone; the
+attacks earn no points they did not honestly compute; and after the run nothing of it is left:
+no process of a sandbox uid, no submission folder, no IPC object, no kernel key.
 """
+import csv
 import dataclasses
 import json
+import os
 import socket
+import stat
+import time
 from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import isolation
+from course_content import CONTENT
 from autograder.grading import results
-from autograder.sandbox import host as sandbox
-from autograder.sandbox import slots
+from autograder.grading import synthetic
 from autograder.grading.batch import grade
+from autograder.sandbox import host as sandbox
+
+from leftovers import kernel_keys, leftovers, require_strong_sandbox
 
 HOSTILE = Path(__file__).parent / "hostile"
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("project", "score", "softmax", "aggregate", "attend")
+FILE_ATTACKS = sorted(p.stem for p in HOSTILE.glob("*.py"))
+# Made by the test, not files: links to the reference, a FIFO and a device where attention.py should be.
+LINK_ATTACKS = ["link_to_reference", "link_to_solutions_folder", "fifo_as_code", "device_as_code",
+                "answers_link_to_quiz_master"]
+# The neighbours: full marks, partial credit from a catalogued mistake, and full marks through the stdlib.
+NEIGHBOUR_KINDS = ["honest_reference", "mistake_softmax_no_max", "honest_stdlib"]
+# Attacks that compute nothing honestly: any point would be a point stolen.
+ZERO = sorted(set(FILE_ATTACKS + LINK_ATTACKS) - {"endless_loop", "exits_in_calls", "memory_bomb", "flood_output",
+                                                   "fork_storm", "missing_import", "syntax_error", "write_output",
+                                                   "answers_link_to_quiz_master"})
+STDLIB_PRELUDE = ("import statistics, decimal, fractions\n"
+                  "assert statistics.mean([1, 2, 3]) == 2 and decimal.Decimal('0.5') == fractions.Fraction(1, 2)\n")
+
+
+def neighbour(attack: str) -> str:
+    return f"{attack}.honest"  # sorts right after its attacker: graded next, by the same process
 
 
 @pytest.fixture(scope="module")
@@ -31,19 +53,49 @@ def listener():
     s.close()
 
 
+def _neighbour_sources(reference_source: str) -> dict[str, str]:
+    sources = synthetic.class_sources(CONTENT)
+    sources["honest_stdlib"] = STDLIB_PRELUDE + reference_source
+    return {neighbour(a): sources[NEIGHBOUR_KINDS[i % len(NEIGHBOUR_KINDS)]]
+            for i, a in enumerate(sorted(FILE_ATTACKS + LINK_ATTACKS))}
+
+
+def _write_link_attacks(subs: Path, course, assignment) -> None:
+    reference = course.path(assignment.source).resolve()
+    (subs / "link_to_reference").mkdir()
+    (subs / "link_to_reference" / "attention.py").symlink_to(reference)
+    (subs / "link_to_solutions_folder").symlink_to(reference.parent, target_is_directory=True)
+    (subs / "fifo_as_code").mkdir()
+    os.mkfifo(subs / "fifo_as_code" / "attention.py")
+    (subs / "device_as_code").mkdir()
+    os.mknod(subs / "device_as_code" / "attention.py", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    (subs / "answers_link_to_quiz_master").mkdir()
+    (subs / "answers_link_to_quiz_master" / "attention.py").write_text((ROOT / "exercises" / "attention" / "attention.py").read_text())
+    (subs / "answers_link_to_quiz_master" / "answers.yaml").symlink_to(course.path(assignment.quiz).resolve())
+
+
+def _rows(out: Path) -> dict[str, list[str]]:
+    with open(out / "gradebook.csv", newline="") as f:
+        return {row[0]: row for row in csv.reader(f)}
+
+
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory, course, assignment, listener):
+def batch(tmp_path_factory, course, assignment, listener, reference_source):
+    require_strong_sandbox()
     tmp = tmp_path_factory.mktemp("hostile")
-    subs, out = tmp / "subs", tmp / "out"
+    honest, subs, out = tmp / "honest", tmp / "subs", tmp / "out"
     fills = {"__REPO__": str(ROOT), "__OUT__": str(out), "__PORT__": str(listener.getsockname()[1])}
-    for path in sorted(HOSTILE.glob("*.py")):
-        text = path.read_text()
+    for name in FILE_ATTACKS:
+        text = (HOSTILE / f"{name}.py").read_text()
         for key, value in fills.items():
             text = text.replace(key, value)
-        (subs / path.stem).mkdir(parents=True)
-        (subs / path.stem / "attention.py").write_text(text)
-    (subs / "honest").mkdir()
-    (subs / "honest" / "attention.py").write_text(course.path(assignment.source).read_text())
+        (subs / name).mkdir(parents=True)
+        (subs / name / "attention.py").write_text(text)
+    _write_link_attacks(subs, course, assignment)
+    for student, source in _neighbour_sources(reference_source).items():
+        for root in (subs, honest):
+            (root / student).mkdir(parents=True)
+            (root / student / "attention.py").write_text(source)
     shadow = subs / "conftest_and_numpy"
     shadow.mkdir()
     (shadow / "attention.py").write_text((ROOT / "exercises" / "attention" / "attention.py").read_text())
@@ -53,8 +105,11 @@ def batch(tmp_path_factory, course, assignment, listener):
     (shadow / "numpy.py").write_text("def allclose(*a, **k):\n    return True\n")
     fast = dataclasses.replace(course, limits=dataclasses.replace(
         course.limits, call_timeout_s=1.0, import_timeout_s=2.0, memory_mb=256, cpu_s=5))
-    summary = grade(fast, subs, assignment="attention", out=out, jobs=2, progress=False)
-    return out, summary
+    started, keys = time.time(), kernel_keys()
+    alone = grade(fast, honest, assignment="attention", out=tmp / "alone", jobs=1, progress=False, pages=False)
+    summary = grade(fast, subs, assignment="attention", out=out, jobs=1, progress=False, pages=False)
+    assert alone.errors == []
+    return out, summary, _rows(tmp / "alone"), _rows(out), (started, keys)
 
 
 def result(batch, student):
@@ -65,16 +120,101 @@ def outcomes(r, part):
     return {t.outcome for t in r.tests if t.part == part}
 
 
-def test_the_honest_student_keeps_full_marks(batch):
-    r = result(batch, "honest")
-    assert r.total == 100 and r.part_score("quiz") == 0  # every code part; no answers.yaml was handed in
+@pytest.mark.parametrize("attack", sorted(FILE_ATTACKS + LINK_ATTACKS))
+def test_the_honest_student_after_each_attack_keeps_their_solo_row(batch, attack):
+    _, _, alone, mixed, _ = batch
+    assert mixed[neighbour(attack)] == alone[neighbour(attack)]
 
 
-@pytest.mark.parametrize("student", ["monkeypatch_numpy", "always_equal_subclass", "peek_frames_and_gc",
-                                     "fake_runner_output", "conftest_and_numpy", "odd_return_values"])
-def test_cheats_earn_nothing(batch, student):
-    r = result(batch, student)
+def test_neighbours_are_honest_and_the_stdlib_ones_score_full_marks(batch):
+    _, _, alone, _, _ = batch
+    totals = {s: float(row[-2]) for s, row in alone.items() if s != "student"}
+    stdlib = [neighbour(a) for i, a in enumerate(sorted(FILE_ATTACKS + LINK_ATTACKS))
+              if NEIGHBOUR_KINDS[i % len(NEIGHBOUR_KINDS)] == "honest_stdlib"]
+    assert stdlib and all(totals[s] == 100 for s in stdlib)
+    assert {row[-1] for s, row in alone.items() if s != "student"} == {"graded"}
+
+
+@pytest.mark.parametrize("attack", ZERO)
+def test_attacks_earn_nothing(batch, attack):
+    _, _, _, mixed, _ = batch
+    if attack == "link_to_solutions_folder":
+        assert attack not in mixed  # a linked folder is skipped, with one line
+        return
+    r = result(batch, attack)
     assert r.total == 0, [(t.name, t.output) for t in r.tests if t.score]
+
+
+def test_nothing_of_the_run_is_left(batch):
+    """No process of a free sandbox slot, no scratch folder, no IPC object, no kernel key, no dropped file."""
+    assert leftovers(since=batch[4][0], keys_before=batch[4][1]) == []
+
+
+@pytest.mark.parametrize("attack, line", [
+    ("link_to_reference", "attention.py is a symbolic link, not a regular file; only regular files are read"),
+    ("fifo_as_code", "attention.py is a FIFO, not a regular file"),
+    ("device_as_code", "attention.py is a device, not a regular file"),
+])
+def test_links_fifos_and_devices_are_refused_with_one_line(batch, attack, line):
+    r = result(batch, attack)
+    assert r.status.startswith("ungradable") and line in r.status and "\n" not in r.status
+
+
+def test_a_linked_folder_is_skipped_with_one_line(batch):
+    skipped = [line for line in batch[1].skipped if "link_to_solutions_folder" in line]
+    assert len(skipped) == 1 and "a symbolic link" in skipped[0]
+
+
+def test_a_linked_answers_file_is_not_followed(batch):
+    r = result(batch, "answers_link_to_quiz_master")
+    assert r.part_score("quiz") == 0
+    assert "symbolic link" in " ".join(t.output for t in r.tests if t.part == "quiz")
+
+
+@pytest.mark.parametrize("attack", ["wire_deep_header"])
+def test_a_malformed_frame_at_import_is_the_submissions_invalid_load(batch, attack):
+    r = result(batch, attack)
+    assert r.status.startswith("ungradable") and "malformed" in r.status
+
+
+@pytest.mark.parametrize("attack", ["wire_huge_int", "wire_wrong_types", "wire_payload_lies", "wire_nan_tokens",
+                                    "wire_forked_flood"])
+def test_malformed_replies_cost_the_part_with_a_reason(batch, attack):
+    r = result(batch, attack)
+    assert "the worker sent a malformed reply" in " ".join(t.output for t in r.tests)
+
+
+@pytest.mark.parametrize("attack", ["flood_forked_writers", "wire_giant_length"])
+def test_floods_and_stalls_time_out_at_the_call_limit(batch, attack):
+    r = result(batch, attack)
+    assert any("did not return within 1 s" in t.output for t in r.tests if t.part == "softmax")
+
+
+def test_ipc_objects_of_one_submission_are_gone_for_the_next(batch):
+    r = result(batch, "ipc_sysv_reader")
+    assert "found nothing left by others" in " ".join(t.output for t in r.tests if t.part == "softmax")
+
+
+def test_kernel_keys_cannot_be_added_or_found(batch):
+    text = " ".join(t.output for t in result(batch, "kernel_keys").tests if t.part == "softmax")
+    assert "add_key gave -1" in text and "keyctl search gave -1" in text
+
+
+def test_files_dropped_in_shared_folders_do_not_exist(batch):
+    for folder in ("/dev/shm", "/tmp", "/var/tmp"):
+        assert not Path(folder, "qkv-left-behind").exists()
+
+
+def test_imports_outside_the_course_get_one_line(batch):
+    r = result(batch, "forbidden_imports")
+    outputs = {t.part: t.output for t in r.tests}
+    assert "import of autograder is not allowed in this course (allowed: numpy)" in outputs["softmax"]
+    assert "import of nbgrader is not allowed in this course (allowed: numpy)" in outputs["score"]
+
+
+def test_the_honest_student_keeps_full_marks(batch):
+    r = result(batch, neighbour("always_equal_subclass"))
+    assert r.total == 100 and r.part_score("quiz") == 0  # every code part; no answers.yaml was handed in
 
 
 def test_searching_the_disk_finds_neither_reference_nor_suites(batch):
@@ -86,7 +226,6 @@ def test_searching_the_disk_finds_neither_reference_nor_suites(batch):
 def test_writing_into_the_output_folder_fails(batch):
     out = batch[0]
     assert not (out / "pwned.txt").exists()
-    assert result(batch, "honest").total == 100
     r = result(batch, "write_output")
     assert r.part_score("softmax") == 0
     assert "write_output,0,0,0,0,0,0" in (out / "gradebook.csv").read_text()
@@ -121,20 +260,9 @@ def test_a_memory_bomb_is_out_of_memory_and_costs_its_part_only(batch):
     assert "memory" in outcomes(r, "softmax")
 
 
-def test_a_fork_storm_leaves_no_process_behind(batch):
+def test_a_fork_storm_costs_its_part(batch):
     r = result(batch, "fork_storm")
     assert r.part_score("softmax") < r.part_max("softmax")
-    assert sandbox.layers().uid_drop, "without a per-slot uid this check would see nothing"
-    sandbox_uids = range(isolation.SANDBOX_UID_BASE, isolation.SANDBOX_UID_BASE + slots.MAX_SLOTS)
-    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _uid(p) in sandbox_uids]
-    assert left == []
-
-
-def _uid(proc: Path):
-    try:
-        return proc.stat().st_uid
-    except OSError:  # ended while we looked
-        return None
 
 
 def test_loopback_connection_never_arrives(batch, listener):
@@ -151,8 +279,9 @@ def test_20mb_of_output_is_capped_and_grading_goes_on(batch, course):
     assert len(json.dumps(raw)) < 200_000
 
 
-@pytest.mark.parametrize("student, reason", [("syntax_error", "syntax error on line 4"),
-                                             ("missing_import", "No module named 'attention_helpers'")])
+@pytest.mark.parametrize("student, reason", [
+    ("syntax_error", "syntax error on line 4"),
+    ("missing_import", "import of attention_helpers is not allowed in this course (allowed: numpy)")])
 def test_broken_files_are_ungradable_with_a_reason(batch, student, reason):
     r = result(batch, student)
     assert r.total == 0 and r.status.startswith("ungradable") and reason in r.status
@@ -160,13 +289,14 @@ def test_broken_files_are_ungradable_with_a_reason(batch, student, reason):
 
 
 def test_hostile_batch_completes_with_every_student_in_the_gradebook(batch):
-    out, summary = batch
-    rows = (out / "gradebook.csv").read_text().splitlines()
-    assert len(rows) == 1 + len(list(HOSTILE.glob("*.py"))) + 2
+    out, summary, _, mixed, _ = batch
+    expected = len(FILE_ATTACKS) + len(LINK_ATTACKS) - 1 + 1  # the linked folder is skipped; conftest_and_numpy
+    assert len(mixed) - 1 == expected + len(FILE_ATTACKS) + len(LINK_ATTACKS)
     assert summary.errors == []
 
 
 def test_ci_reaches_the_strongest_isolation_level():
-    """CI runs as root on a kernel with Landlock and cgroups v1: the sandbox must use every layer."""
+    """CI runs as root on a kernel with Landlock, cgroups v1 and seccomp: the sandbox must use every layer."""
+    require_strong_sandbox()
     layers = sandbox.layers()
     assert layers.level == "strong", layers.describe()

@@ -36,12 +36,13 @@ def test_no_engine_module_names_a_function_token_or_example_of_the_course():
 
 
 def test_the_zygote_imports_only_the_wire_and_the_isolation_layers_of_this_package():
+    """The worker is started before any reference or suite is loaded; it must not pull them in."""
     code = ("import sys; import autograder.sandbox.worker; "
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('autograder'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT).stdout.split()
-    assert out == ["autograder", "autograder.sandbox", "autograder.sandbox.isolation", "autograder.sandbox.wire",
-                   "autograder.sandbox.worker"]
+    assert out == ["autograder", "autograder.sandbox", "autograder.sandbox.imports", "autograder.sandbox.isolation",
+                   "autograder.sandbox.seccomp", "autograder.sandbox.wire", "autograder.sandbox.worker"]
 
 
 def _imports(path: Path) -> set[str]:

@@ -11,6 +11,7 @@ from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
 from course_content import CATALOGUE
+from course_content import CONTENT
 from autograder.content import loader
 from autograder.integrations import nbgrader_bridge
 from course_content import ASSIGNMENT, COURSE
@@ -166,3 +167,72 @@ def test_the_graded_notebook_shows_the_teaching_message_of_the_mistake(round_tri
     text = "".join("".join(o.get("text", "")) for o in cell["outputs"] if o["output_type"] == "stream")
     assert CATALOGUE.by_id("softmax_no_max").message in text
     assert not [o for o in cell["outputs"] if o["output_type"] == "error" or o.get("name") == "stderr"]
+
+
+# -- `qkv nbgrader grade`: the same submitted/ tree, graded in the sandbox, scores into nbgrader's gradebook --
+
+# A solution cell that rewrites the scoring the hidden test cells call: under nbgrader's own autograde it
+# would run in the grading kernel; here the notebook is never run, and the stubs earn nothing.
+PATCH = ("\nimport autograder.integrations.nbgrader_bridge as _bridge\n"
+         "_bridge.part_score = lambda part, **kw: {'quiz': 20}.get(part, 20)\n")
+NB_STUDENTS = {"alice": "honest_reference", "bob": "mistake_softmax_no_max", "eve": "stub"}
+
+
+def _patched(notebook_text: str) -> str:
+    nb = json.loads(notebook_text)
+    cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution"))
+    cell["source"] = "".join(cell["source"]) + PATCH
+    return json.dumps(nb)
+
+
+@pytest.fixture(scope="module")
+def sandboxed_nbgrader(tmp_path_factory, course, assignment, ref, reference_source):
+    course_dir = tmp_path_factory.mktemp("nbgrade") / "course"
+    nbgrader_export.export(course, assignment, out=course_dir)
+    nbgrader(course_dir, "generate_assignment", "attention")
+    released = (course_dir / "release" / "attention" / "attention.ipynb").read_text()
+    sources = synthetic.class_sources(CONTENT)
+    answers = synthetic.answers_for(course, assignment, CONTENT)
+    for student, kind in NB_STUDENTS.items():
+        text = synthetic.notebook_submission(released, sources[kind], answers(student, kind))
+        folder = course_dir / "submitted" / student / "attention"
+        folder.mkdir(parents=True)
+        (folder / "attention.ipynb").write_text(_patched(text) if student == "eve" else text)
+        (folder / "timestamp.txt").write_text("2026-12-14 10:00:00.000000 UTC")
+    assert main(["nbgrader", "grade", str(course_dir), "--assignment", "attention", "--quiet", "--jobs", "1"]) == 0
+    scores = {}
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        for student in NB_STUDENTS:
+            graded = gb.find_submission_notebook("attention", "attention", student)
+            scores[student] = {g.name.removeprefix("test_"): g.auto_score for g in graded.grades if g.auto_score is not None}
+            assert gb.find_submission("attention", student).timestamp.year == 2026
+    return course_dir, scores
+
+
+def test_nbgrader_grade_writes_the_sandboxed_scores_into_nbgraders_gradebook(sandboxed_nbgrader, course):
+    course_dir, scores = sandboxed_nbgrader
+    qkv = {s: results.read(results.path_for(course_dir / "qkv-graded" / "attention", s)) for s in NB_STUDENTS}
+    for student, result in qkv.items():
+        assert scores[student] == {c: result.part_score(c) for c in result.columns}, student
+    assert sum(scores["alice"].values()) == 120 and 0 < scores["bob"]["softmax"] < 20
+
+
+def test_a_solution_cell_that_patches_the_grading_code_earns_nothing(sandboxed_nbgrader):
+    _, scores = sandboxed_nbgrader
+    assert sum(scores["eve"].values()) == 0
+
+
+def test_nbgrader_export_reads_the_scores_qkv_wrote(sandboxed_nbgrader):
+    course_dir, _ = sandboxed_nbgrader
+    nbgrader(course_dir, "export", "--to", "grades.csv")
+    rows = (course_dir / "grades.csv").read_text().splitlines()
+    alice = next(r for r in rows if ",alice," in f",{r},")
+    assert "120" in alice
+
+
+def test_qkv_grade_reads_nbgraders_course_folder_as_it_is(sandboxed_nbgrader, tmp_path, course):
+    course_dir, scores = sandboxed_nbgrader
+    summary = grade(course, course_dir, assignment="attention", out=tmp_path / "out", jobs=1, progress=False,
+                    pages=False)
+    assert summary.students == sorted(NB_STUDENTS)
+    assert results.read(results.path_for(tmp_path / "out", "alice")).total == 120

@@ -108,6 +108,8 @@ class Course:
     limits: Limits = _f("limits for student code", dataclasses.MISSING, default_factory=Limits)
     tolerance: Tolerance = _f("comparison tolerances", dataclasses.MISSING, default_factory=Tolerance)
     feedback: Feedback = _f("what students are shown", dataclasses.MISSING, default_factory=Feedback)
+    packages: tuple[str, ...] = _f("packages beyond the standard library that student code may import "
+                                   "(any other import is refused with one line)", ("numpy",))
     root: Path = field(default=Path("."), metadata={"internal": True}, compare=False)
 
     def assignment(self, assignment_id: str) -> Assignment:
@@ -274,7 +276,7 @@ def _schema_of(tp) -> dict:
             if "minimum" in f.metadata:
                 prop["minimum"] = f.metadata["minimum"]
             if f.default is not dataclasses.MISSING and f.default is not None:
-                prop["default"] = f.default
+                prop["default"] = list(f.default) if isinstance(f.default, tuple) else f.default
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 required.append(f.name)
             props[f.name] = prop

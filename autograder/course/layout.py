@@ -72,3 +72,7 @@ def release_dir(course, assignment) -> Path:
 
 def bundle_path(course, assignment) -> Path:
     return course.root / DIST_DIR / f"{assignment.id}-student.zip"
+
+# nbgrader's course folder
+NBGRADER_CONFIG = "nbgrader_config.py"
+NBGRADER_SUBMITTED = "submitted"

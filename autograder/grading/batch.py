@@ -12,6 +12,7 @@ import multiprocessing
 import multiprocessing.util
 import os
 import platform
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -28,7 +29,8 @@ from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grading.suite_runner import GradingContext, run_suites
 from autograder.grading.results import StudentResult, atomic_write
-from autograder.sandbox.host import Sandbox, layers
+from autograder.sandbox import isolation
+from autograder.sandbox.host import Sandbox, layers, missing_text
 from autograder.grading.submissions import Submission, answers_source, discover
 
 CHUNK = 50  # students per pytest session: large enough to amortise its start-up
@@ -44,6 +46,7 @@ class Summary:
     errors: list[str] = field(default_factory=list)
     students: list[str] = field(default_factory=list)
     isolation: str = ""
+    weak_sandbox: list[str] = field(default_factory=list)  # layers missing, accepted by the grader
     seconds: float = 0.0
     briefs: list = field(default_factory=list)  # one class_report.Brief per student, for the summary
 
@@ -81,10 +84,13 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tupl
 _worker: dict = {}
 
 
-def _init_worker(course: Course, assignment_id: str) -> None:
+def _init_worker(course: Course, assignment_id: str, parent: int) -> None:
+    # A grading process ends with the run, however the run ends (SIGKILL included); so do its zygote
+    # (which dies with it) and everything that zygote started.
+    isolation.die_with_parent(signal.SIGKILL, parent=parent)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     assignment = course.assignment(assignment_id)
-    sandbox = Sandbox(course.limits)  # claims a free slot of this machine until it closes
+    sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot of this machine until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
     _worker["ctx"] = make_context(course, assignment, sandbox)
@@ -97,14 +103,14 @@ def _grade_in_worker(chunk: list[Submission], out: Path):
 def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int):
     """Yield (students done, errors) per chunk as grading processes finish them."""
     if jobs <= 1:
-        with Sandbox(course.limits) as sandbox:
+        with Sandbox(course.limits, packages=course.packages) as sandbox:
             ctx = make_context(course, assignment, sandbox)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out)
         return
     mp = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                             initargs=(course, assignment.id)) as pool:
+                             initargs=(course, assignment.id, os.getpid())) as pool:
         futures = [pool.submit(_grade_in_worker, chunk, out) for chunk in chunks]
         for future in as_completed(futures):
             yield future.result()
@@ -127,6 +133,7 @@ def _chunks(todo: list[Submission], jobs: int) -> list[list[Submission]]:
 
 def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
     return {"assignment": assignment.id, "course_seed": course.seed, "isolation": summary.isolation,
+            "weak_sandbox_accepted": summary.weak_sandbox,
             "jobs": jobs, "submissions": len(summary.students), "graded": summary.graded,
             "reused": summary.reused, "skipped": summary.skipped, "grader_errors": summary.errors,
             "duration_s": round(summary.seconds, 3),
@@ -134,7 +141,8 @@ def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs:
 
 
 def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs: int | None = None,
-          force: bool = False, progress: bool = True, pages: bool = True, executor=None) -> Summary:
+          force: bool = False, progress: bool = True, pages: bool = True, executor=None,
+          weak_sandbox: bool = False) -> Summary:
     """Grade every submission in `submissions` into `out`; returns what happened.
 
     Args:
@@ -145,12 +153,19 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
         executor: executor(course, assignment, chunks, out, jobs) yielding (done, errors) per chunk;
             default: local processes (`run_local`). One whose sandboxes run elsewhere (Dask) reports
             their isolation in an `isolation` attribute once it has run.
+        weak_sandbox: grade even when this machine lacks an isolation layer (recorded in run.json);
+            without it, a missing layer stops the run with a QkvError naming it.
     """
     started = time.monotonic()
     a = course.assignment(assignment)
     out = Path(out)
-    subs, skipped = discover(Path(submissions), layout.submission_files(a))
-    summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=layers().describe())
+    found = layers()
+    if found.missing and not weak_sandbox and executor is None:
+        raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
+                       "Grade on a machine that has them, or pass --weak-sandbox to accept it")
+    subs, skipped = discover(Path(submissions), layout.submission_files(a), a.id)
+    summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=found.describe(),
+                      weak_sandbox=found.missing if executor is None else [])
     todo = [s for s in subs if force or not _already_graded(out, s.student)]
     summary.reused = len(subs) - len(todo)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))

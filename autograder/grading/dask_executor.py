@@ -62,7 +62,8 @@ class GradingPlugin(WorkerPlugin):
         self.folder = tempfile.TemporaryDirectory(prefix="qkv-course-")
         loader.unpack(self.files, Path(self.folder.name))
         course = dataclasses.replace(self.course, root=Path(self.folder.name))
-        self.ctx = make_context(course, course.assignment(self.assignment_id), Sandbox(course.limits))  # claims a slot
+        self.ctx = make_context(course, course.assignment(self.assignment_id),
+                                Sandbox(course.limits, packages=course.packages))  # claims a slot
         self.isolation = self.ctx.sandbox.layers.describe()
         self.lock = threading.Lock()  # one sandbox serves one submission at a time
 

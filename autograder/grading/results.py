@@ -7,6 +7,7 @@ feedback and the class report are all built from these files, so a resumed run n
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,9 @@ class TestResult:
     visibility: str = "after_published"
 
     def to_json(self) -> dict:
+        if not (math.isfinite(self.score) and math.isfinite(self.max_score)):  # strict JSON: a failed check instead
+            return TestResult(self.name, self.part, 0.0, self.max_score if math.isfinite(self.max_score) else 0.0,
+                              "failed", "the check's result was not a finite number", None, self.visibility).to_json()
         return {"name": self.name, "score": self.score, "max_score": self.max_score,
                 "status": "passed" if self.outcome == "passed" else "failed",
                 "output": self.output, "visibility": self.visibility, "tags": [self.part, self.outcome],
@@ -89,7 +93,7 @@ class StudentResult:
             "tests": [t.to_json() for t in self.tests],
             "extra_data": {"student": self.student, "status": self.status, "columns": list(self.columns),
                            "parts": {c: self.part_score(c) for c in self.columns},
-                           "submission_output": self.output, "recorded": self.recorded,
+                           "submission_output": self.output, "recorded": {k: _finite_or_none(v) for k, v in self.recorded.items()},
                            **self.extra},
         }
 
@@ -100,6 +104,33 @@ class StudentResult:
         return cls(extra["student"], tuple(TestResult.from_json(t) for t in d["tests"]), tuple(extra["columns"]),
                    extra["status"], extra.get("submission_output", ""), dict(extra.get("recorded") or {}),
                    {k: v for k, v in extra.items() if k not in known})
+
+
+def _finite_or_none(value):
+    """A tree of numbers with every number finite, or None: strict JSON has no NaN or Infinity."""
+    def finite(v) -> bool:
+        if isinstance(v, (list, tuple)):
+            return all(finite(x) for x in v)
+        return not isinstance(v, float) or math.isfinite(v)
+    return value if finite(value) else None
+
+
+def strict_json(value) -> str:
+    """One-line strict JSON (sorted keys); a NaN or an infinity left anywhere becomes null."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return json.dumps(_nulls(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _nulls(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _nulls(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nulls(v) for v in value]
+    return value
 
 
 def _num(x: float) -> str:
@@ -127,7 +158,7 @@ def path_for(out: Path, student: str) -> Path:
 def write(result: StudentResult, out: Path) -> Path:
     path = path_for(out, result.student)
     # One line, sorted keys: json's fast encoder only runs without indent, and this is written per student.
-    atomic_write(path, json.dumps(result.to_json(), sort_keys=True, separators=(",", ":")) + "\n")
+    atomic_write(path, strict_json(result.to_json()) + "\n")
     return path
 
 

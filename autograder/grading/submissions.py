@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.content import loader
@@ -14,7 +17,8 @@ from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 
 # Letters (any script), digits and . _ - @ +, not starting with a dot: safe as a file name and a CSV cell.
-STUDENT_ID = re.compile(r"^[^\W][\w.@+-]{0,99}$")
+# Always used with fullmatch: `$` would accept a trailing newline.
+STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -28,19 +32,47 @@ class Submission:
     files: dict[str, bytes] | None = None  # the code as read_code gives it, when read ahead (`with_files`)
 
 
-def _read_bytes(path: Path, limit: int) -> bytes:
+def is_valid_id(student: str) -> bool:
+    """A plain one-line student id: letters, digits and . _ - @ +, at most 100, not starting with a dot."""
+    return isinstance(student, str) and STUDENT_ID.fullmatch(student) is not None
+
+
+def not_regular(path: Path) -> str:
+    """'' for a regular file; else why it is refused ('a symbolic link', 'a FIFO', ...), without following links."""
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise QkvError(f"{path}: {size} bytes, larger than the {limit}-byte limit")
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)  # never more, even if the file grew since stat()
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "not found"
+    except OSError as e:
+        return f"cannot be examined ({e.strerror})"
+    if stat.S_ISREG(mode):
+        return ""
+    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    return next((text for test, text in kinds if test(mode)), "not a regular file")
+
+
+def _read_bytes(path: Path, limit: int) -> bytes:
+    """A regular file's bytes, read without following a link and never more than `limit`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise QkvError(f"{path}: not found") from None
-    except IsADirectoryError:
-        raise QkvError(f"{path}: is a folder; give the file inside it") from None
     except OSError as e:
-        raise QkvError(f"{path}: cannot read ({e.strerror})") from None
+        kind = not_regular(path)
+        raise QkvError(f"{path}: {kind or f'cannot read ({e.strerror})'}; only regular files are read") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise QkvError(f"{path}: is a folder; give the file inside it")
+        if not stat.S_ISREG(info.st_mode):
+            raise QkvError(f"{path}: {not_regular(path)}, not a regular file; only regular files are read")
+        if info.st_size > limit:
+            raise QkvError(f"{path}: {info.st_size} bytes, larger than the {limit}-byte limit")
+        try:
+            data = f.read(limit + 1)  # never more, even if the file grew since fstat()
+        except OSError as e:
+            raise QkvError(f"{path}: cannot read ({e.strerror})") from None
     if len(data) > limit:
         raise QkvError(f"{path}: larger than the {limit}-byte limit")
     return data
@@ -110,42 +142,78 @@ def with_files(course: Course, assignment: Assignment, sub: Submission) -> Submi
         return dataclasses.replace(sub, problem=str(e), answers=answers)
 
 
-def _from_folder(folder: Path, names: tuple[str, ...]) -> Submission:
+def read_timestamp(folder: Path) -> datetime | None:
+    """When the submission was handed in: timestamp.txt (ISO 8601, or nbgrader's
+    '2026-12-15 23:59:00.000000 UTC'); None when there is none or it cannot be read."""
+    try:
+        text = _read_bytes(Path(folder) / layout.TIMESTAMP_FILE, 200).decode("utf-8").strip()
+    except (QkvError, UnicodeDecodeError):
+        return None
+    if text.endswith(" UTC"):
+        text = text[:-4] + "+00:00"
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = None) -> Submission:
+    """A student folder; its files are looked at without following links (the quiz reader refuses a
+    linked answers.yaml itself, with its own line). nbgrader's <student>/<assignment>/ is read as it is."""
     student = folder.name
-    code = next((folder / n for n in names if (folder / n).is_file()), None)
-    answers = folder / layout.ANSWERS_FILE if (folder / layout.ANSWERS_FILE).is_file() else None
+    inner = folder / assignment if assignment else None
+    if inner is not None and not_regular(inner) == "a folder":
+        folder = inner
+    code = next((folder / n for n in names if os.path.lexists(folder / n)), None)
+    answers = folder / layout.ANSWERS_FILE if os.path.lexists(folder / layout.ANSWERS_FILE) else None
     problem = "" if code else f"no {' or '.join(names)} in the folder"
+    if code and not_regular(code):
+        problem = f"{code.name} is {not_regular(code)}, not a regular file; only regular files are read"
     return Submission(student, code, answers, problem)
 
 
-def discover(root: Path, names: tuple[str, ...]) -> tuple[list[Submission], list[str]]:
+def discover(root: Path, names: tuple[str, ...], assignment: str | None = None) -> tuple[list[Submission], list[str]]:
     """Every submission under root, sorted by student id, and one line per entry that was skipped.
 
     Args:
         names: the file names a submission's code may have (layout.submission_files).
+        assignment: the assignment's id; with it, nbgrader's layout is read too: a course folder's
+            submitted/<student>/<assignment>/.
     """
     root = Path(root)
     if not root.is_dir():
         raise QkvError(f"{root}: not a folder of submissions")
+    if assignment and (root / layout.NBGRADER_SUBMITTED).is_dir() and (root / layout.NBGRADER_CONFIG).is_file():
+        root = root / layout.NBGRADER_SUBMITTED
     found: dict[str, Submission] = {}
     skipped = []
     for entry in sorted(root.iterdir()):
         name = entry.name
         if name.startswith("."):
             continue
-        if entry.is_dir():
-            sub = _from_folder(entry, names)
-        elif entry.suffix in (".py", ".ipynb") and entry.is_file():
+        kind = not_regular(entry)
+        if kind == "a folder":
+            sub = _from_folder(entry, names, assignment)
+        elif entry.suffix in (".py", ".ipynb") and not kind:
             sub = Submission(entry.stem, entry, None)
-        else:
-            skipped.append(f"{entry}: skipped, not a submission folder, .py or .ipynb file")
+        elif kind not in ("", "a folder"):
+            skipped.append(f"{_shown(entry)}: skipped, {kind}; only regular files and folders are read")
             continue
-        if not STUDENT_ID.match(sub.student):
-            skipped.append(f"{entry}: skipped, '{sub.student}' is not a usable student id "
+        else:
+            skipped.append(f"{_shown(entry)}: skipped, not a submission folder, .py or .ipynb file")
+            continue
+        if not is_valid_id(sub.student):
+            skipped.append(f"{_shown(entry)}: skipped, {sub.student!r} is not a usable student id "
                            "(letters, digits and . _ - @ + only)")
             continue
         if sub.student in found:
-            skipped.append(f"{entry}: skipped, student '{sub.student}' already has a submission")
+            skipped.append(f"{_shown(entry)}: skipped, student '{sub.student}' already has a submission")
             continue
         found[sub.student] = sub
     return [found[k] for k in sorted(found)], skipped
+
+
+def _shown(path: Path) -> str:
+    """A path as one printable line (a file name may hold a newline or an escape sequence)."""
+    return repr(str(path))[1:-1]

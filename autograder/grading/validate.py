@@ -43,7 +43,8 @@ def validate(course: Course, assignment: Assignment, *, jobs: int | None = None,
     with tempfile.TemporaryDirectory(prefix="qkv-validate-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
         synthetic.write_class(content, subs, kinds=kinds)
-        grade_mod.grade(course, subs, assignment=assignment.id, out=out, jobs=jobs, progress=progress, pages=False)
+        grade_mod.grade(course, subs, assignment=assignment.id, out=out, jobs=jobs, progress=progress, pages=False,
+                        weak_sandbox=True)  # the kit's own mutants, not student code
         read = lambda kind: results.read(results.path_for(out, kind))  # noqa: E731
 
         got, full = _code_score(read("honest_reference"), parts)

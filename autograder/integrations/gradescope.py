@@ -26,7 +26,7 @@ from autograder.errors import QkvError
 from autograder.grading.batch import grade
 from autograder.content import loader
 from autograder.course import layout
-from autograder.grading.submissions import STUDENT_ID
+from autograder.grading.submissions import is_valid_id
 
 ROOT_ENV = "QKV_GRADESCOPE_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -53,6 +53,8 @@ fi
 python3 -m venv "$ROOT/venv"
 "$ROOT/venv/bin/pip" install --quiet --upgrade pip
 "$ROOT/venv/bin/pip" install --quiet "$SOURCE"
+# The course files (reference, quiz answers, hidden suites) stay unreadable to the sandbox's uids.
+chmod -R go-rwx "$SOURCE"
 """
 
 RUN_AUTOGRADER = """\
@@ -138,7 +140,7 @@ def student_of(metadata: dict) -> str:
     users = metadata.get("users") or [{}]
     user = users[0] if isinstance(users[0], dict) else {}
     for candidate in (user.get("email"), f"user-{user['id']}" if user.get("id") is not None else None):
-        if isinstance(candidate, str) and STUDENT_ID.match(candidate):
+        if is_valid_id(candidate):
             return candidate
     return "student"
 
@@ -201,7 +203,7 @@ def stage_submission(submission: Path, dest: Path, names: tuple[str, ...]) -> No
             shutil.copyfile(path, dest / path.name)
 
 
-def run(course: Course, *, assignment: str, root: Path) -> dict:
+def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = False) -> dict:
     """Grade root/submission and write root/results/results.json; returns what it wrote."""
     started = time.monotonic()
     root = Path(root)
@@ -210,12 +212,13 @@ def run(course: Course, *, assignment: str, root: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix="qkv-gradescope-") as tmp:
         subs, out = Path(tmp) / "submissions", Path(tmp) / "graded"
         stage_submission(root / "submission", subs / student, layout.submission_files(course.assignment(assignment)))
-        summary = grade(course, subs, assignment=assignment, out=out, jobs=1, progress=False, pages=False)
+        summary = grade(course, subs, assignment=assignment, out=out, jobs=1, progress=False, pages=False,
+                        weak_sandbox=weak_sandbox)
         data = json.loads(results.path_for(out, student).read_text(encoding="utf-8"))
     data["extra_data"]["gradescope"] = submission_facts(metadata)
     data["extra_data"]["isolation"] = summary.isolation
     data["extra_data"]["grader_errors"] = summary.errors
     data.update(execution_time=round(time.monotonic() - started, 3), output_format="text",
                 test_output_format="text", test_name_format="text")
-    results.atomic_write(root / "results" / "results.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
+    results.atomic_write(root / "results" / "results.json", json.dumps(json.loads(results.strict_json(data)), indent=1, sort_keys=True, allow_nan=False) + "\n")
     return data

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from autograder.grading import results
 from autograder.errors import QkvError
-from autograder.grading.submissions import STUDENT_ID
+from autograder.grading.submissions import is_valid_id
 
 KIT_DIR = "qkv"  # beside nbgrader_config.py: the course.yaml and the instructor files grading needs
 NBGRADER_CONFIG = "nbgrader_config.py"
@@ -73,7 +73,7 @@ def part_result(part: str, *, assignment: str, notebook: Path | str,
     path = Path(notebook).resolve()
     course_file = Path(course).resolve() if course else find_course(path.parent)
     student = student or student_of(path)
-    if not STUDENT_ID.match(student):
+    if not is_valid_id(student):
         raise QkvError(f"'{student}' is not a usable student id (letters, digits and . _ - @ + only)")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     result = _graded(str(course_file), assignment, student, str(path), digest)

@@ -33,7 +33,7 @@ def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]
     tol = course.tolerance
     cases = public_cases.build(content, content.reference, rtol=tol.rtol, atol=tol.atol,
                                module=layout.module_name(assignment))
-    with Sandbox(course.limits) as sandbox, sandbox.open(files, entry=entry) as session:
+    with Sandbox(course.limits, packages=course.packages) as sandbox, sandbox.open(files, entry=entry) as session:
         if not session.load.ok:
             return [Line(entry, "fail", session.load.message)]
         call = _sandbox_call(session)

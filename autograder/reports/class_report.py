@@ -292,7 +292,8 @@ def _students(stats: list[ColumnStats], class_results) -> str:
 
 RUN_LABELS = {"isolation": "isolation", "versions": "versions", "course_seed": "course seed",
               "assignment": "assignment", "duration_s": "duration", "submissions": "submissions",
-              "jobs": "parallel jobs", "skipped": "skipped"}
+              "jobs": "parallel jobs", "skipped": "skipped",
+              "weak_sandbox_accepted": "weaker sandbox accepted, missing"}
 
 
 def _run_value(key: str, value) -> str:
@@ -300,6 +301,8 @@ def _run_value(key: str, value) -> str:
         return f"{value:.1f} s"
     if key == "versions" and isinstance(value, dict):
         return ", ".join(f"{esc(k)} {esc(v)}" for k, v in sorted(value.items()))
+    if key == "weak_sandbox_accepted" and isinstance(value, list):
+        return esc(", ".join(map(str, value))) if value else "nothing (every layer present)"
     if key == "skipped" and isinstance(value, list):
         return "<br>".join(esc(line) for line in value) if value else "none"
     return esc(value if isinstance(value, (str, int, float)) else json.dumps(value, sort_keys=True))

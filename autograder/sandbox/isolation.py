@@ -1,4 +1,4 @@
-"""Kernel isolation layers for worker processes, via ctypes: Landlock, namespaces, cgroups, uids.
+"""Kernel isolation layers for worker processes, via ctypes: Landlock, namespaces, cgroups, uids, seccomp.
 
 Every layer is probed at start-up (`probe()`); the sandbox uses what works and records the level.
 Measured costs and traps on this kind of machine are in the kit's design notes: RLIMIT_NPROC is
@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
+import signal
 from dataclasses import dataclass
 from pathlib import Path
+
+from autograder.sandbox import seccomp
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -21,6 +25,9 @@ PR_SET_NO_NEW_PRIVS = 38
 CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUTS = 0x04000000
+CLONE_NEWPID = 0x20000000
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 
 FS_READ = (1 << 0) | (1 << 2) | (1 << 3)  # execute, read file, read dir
 _FS_BITS_BY_ABI = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}  # number of handled fs access bits per ABI
@@ -85,13 +92,35 @@ def landlock_restrict(read_only: list[str], read_write: list[str]) -> None:
         os.close(ruleset)
 
 
-def unshare_network() -> None:
-    """A private network namespace (only a downed loopback) and private IPC and hostname."""
-    _check(_libc.unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+def unshare_zygote() -> None:
+    """Namespaces for a zygote: its children start in a new PID namespace (the zygote's first child is
+    its init: when that dies, the kernel kills every process left in it), with a private network (only
+    a downed loopback), IPC and hostname."""
+    _check(_libc.unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+
+
+def unshare_ipc() -> None:
+    """A fresh IPC namespace: SysV objects and POSIX queues die with the last process using it."""
+    _check(_libc.unshare(CLONE_NEWIPC), "unshare(CLONE_NEWIPC)")
 
 
 def set_child_subreaper() -> None:
-    _libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def die_with_parent(sig: int, *, parent: int | None = None, watch_fd: int | None = None) -> None:
+    """Have the kernel send `sig` to this process when its parent ends; then make sure it has not already.
+
+    The parent may have ended before the request: checked by its pid (`parent`), or, for the init of a
+    PID namespace (whose parent pid reads 0), by a pipe from the parent that is at EOF once it ended.
+    """
+    _check(_libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    gone = parent is not None and os.getppid() != parent
+    if watch_fd is not None:
+        gone = gone or bool(select.select([watch_fd], [], [], 0)[0])
+    if gone:
+        os.kill(os.getpid(), sig)
+        signal.pause()
 
 
 def drop_privileges(uid: int) -> None:
@@ -177,21 +206,24 @@ class Layers:
     namespaces: bool
     cgroups: bool
     uid_drop: bool
+    seccomp: bool = False
+
+    NAMES = ("landlock", "namespaces", "cgroups", "uid_drop", "seccomp")
 
     @property
     def level(self) -> str:
-        present = [n for n in ("landlock", "namespaces", "cgroups", "uid_drop") if getattr(self, n)]
-        if len(present) == 4:
+        present = [n for n in self.NAMES if getattr(self, n)]
+        if len(present) == len(self.NAMES):
             return "strong"
         return "reduced" if present else "rlimits-only"
 
     @property
     def missing(self) -> list[str]:
-        return [n for n in ("landlock", "namespaces", "cgroups", "uid_drop") if not getattr(self, n)]
+        return [n for n in self.NAMES if not getattr(self, n)]
 
     def describe(self) -> str:
         layers = ["rlimits", "fresh process per submission"]
-        layers += [n for n in ("landlock", "namespaces", "cgroups", "uid_drop") if getattr(self, n)]
+        layers += [n for n in self.NAMES if getattr(self, n)]
         return f"{self.level} ({', '.join(layers)})"
 
 
@@ -211,7 +243,7 @@ def probe() -> Layers:
     """Find out which layers work here, by trying each in a throwaway child."""
     root = os.geteuid() == 0
     landlock = landlock_abi() >= 1 and _try_in_child(lambda: landlock_restrict(["/usr"], []))
-    namespaces = root and _try_in_child(unshare_network)
+    namespaces = root and _try_in_child(unshare_zygote) and _try_in_child(unshare_ipc)
     cgroups = False
     if root:
         name = f"probe-{os.getpid()}"
@@ -223,4 +255,11 @@ def probe() -> Layers:
         finally:
             cgroup_remove(name)
     uid_drop = root and _try_in_child(lambda: drop_privileges(SANDBOX_UID_BASE))
-    return Layers(landlock, namespaces, cgroups, uid_drop)
+    return Layers(landlock, namespaces, cgroups, uid_drop, seccomp.supported() and _try_in_child(_seccomp_refuses_keys))
+
+
+def _seccomp_refuses_keys() -> None:
+    """Install the filter and prove it: keyctl must now fail with EPERM."""
+    seccomp.install()
+    if _libc.syscall(seccomp.number("keyctl"), 0, 0, 0, 0, 0) != -1 or ctypes.get_errno() != 1:
+        raise OSError("the seccomp filter let keyctl through")

@@ -17,18 +17,21 @@ MAX_HEADER = 1 << 20
 MAX_PAYLOAD = 64 << 20
 MAX_NDIM = 4
 MAX_ITEMS = 64
+MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most 4 levels of tuples
 
 
 class WireError(Exception):
     """A frame that breaks the format: too big, malformed, or inconsistent."""
 
 
-def encode_value(value, arrays: list) -> dict:
+def encode_value(value, arrays: list, depth: int = 0) -> dict:
     """Describe value as a JSON tree, appending its arrays (as float64) to `arrays`."""
     if value is None:
         return {"t": "none"}
     if isinstance(value, (tuple, list)) and not _is_numeric_list(value):
-        return {"t": "tuple", "items": [encode_value(v, arrays) for v in value[:MAX_ITEMS]]}
+        if depth > 3:
+            return {"t": "other", "type": "deeply nested tuple"}
+        return {"t": "tuple", "items": [encode_value(v, arrays, depth + 1) for v in value[:MAX_ITEMS]]}
     try:
         arr = np.asarray(value, dtype="<f8")
     except (TypeError, ValueError, OverflowError):
@@ -50,16 +53,40 @@ def pack(header: dict, arrays=()) -> bytes:
     return struct.pack(">I", len(head)) + head + payload
 
 
+def _nesting(text: str) -> int:
+    """How deeply brackets nest in a JSON text (an upper bound: brackets inside strings count too)."""
+    depth = deepest = 0
+    for c in text:
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
 def parse_header(head: bytes) -> dict:
+    """A header from an untrusted side: any failure (size, nesting, number, type) is a WireError."""
+    if len(head) > MAX_HEADER:
+        raise WireError("header too large")
     try:
-        header = json.loads(head.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise WireError("header is not JSON") from None
-    if not isinstance(header, dict) or not isinstance(header.get("payload"), int):
+        text = head.decode("utf-8")
+        if _nesting(text) > MAX_DEPTH:
+            raise WireError("header nests too deeply")
+        header = json.loads(text, parse_constant=_no_constant)
+    except WireError:
+        raise
+    except Exception as e:  # RecursionError, ValueError (a 5,000-digit number), MemoryError, ...
+        raise WireError(f"header is not JSON ({type(e).__name__})") from None
+    if not isinstance(header, dict) or type(header.get("payload")) is not int:
         raise WireError("header lacks a payload length")
     if not 0 <= header["payload"] <= MAX_PAYLOAD:
-        raise WireError(f"payload of {header['payload']} bytes is out of bounds")
+        raise WireError("payload length is out of bounds")
     return header
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
 
 
 def decode_value(tree, payload: bytes, offset: int = 0, depth: int = 0):

@@ -13,6 +13,7 @@ import gc
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import struct
@@ -21,7 +22,9 @@ import traceback
 
 import numpy as np
 
+from autograder.sandbox import imports
 from autograder.sandbox import isolation
+from autograder.sandbox import seccomp
 from autograder.sandbox import wire
 
 # Imported here, before any child is forked, so a confined child never needs to read them from disk.
@@ -92,6 +95,8 @@ class Child:
     def confine(self) -> None:
         spec = self.spec
         limits = spec["limits"]
+        if spec["namespaces"]:
+            isolation.unshare_ipc()  # SysV objects and queues die with this submission
         for soft_hard, res in (((0, 0), resource.RLIMIT_CORE),
                                ((limits["cpu_s"], limits["cpu_s"] + 1), resource.RLIMIT_CPU),
                                ((limits["max_file_kb"] * 1024,) * 2, resource.RLIMIT_FSIZE),
@@ -101,15 +106,19 @@ class Child:
         with open("/proc/self/statm") as f:
             in_use = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         resource.setrlimit(resource.RLIMIT_AS, (in_use + limits["memory_mb"] * 2**20,) * 2)
+        opened = imports.open_folders(imports.stdlib_dirs() + spec["package_dirs"])
         if spec["landlock"]:
             isolation.landlock_restrict(spec["runtime_paths"] + ["/dev/null", "/dev/urandom"], [spec["workdir"]])
         if spec["uid"] is not None:
             isolation.drop_privileges(spec["uid"])
+        # After the uid drop, which clears the request; the zygote's pid says whether it already ended.
+        isolation.die_with_parent(signal.SIGKILL, parent=spec["zygote_pid"])
+        if spec["seccomp"]:
+            seccomp.install()
         os.chdir(spec["workdir"])
         os.environ.clear()
         os.environ.update({"HOME": spec["workdir"], "OPENBLAS_NUM_THREADS": "1"})
-        runtime = tuple(spec["runtime_paths"])
-        sys.path[:] = [spec["workdir"]] + [p for p in sys.path if p.startswith(runtime)]
+        imports.restrict(opened, tuple(spec["packages"]), own=(os.path.splitext(spec["entry"])[0],))
 
     def load(self) -> None:
         try:
@@ -135,6 +144,10 @@ class Child:
             exec(code, module.__dict__)
         except MemoryError:
             self.reply({"op": "ungradable", "reason": "memory", "message": "ran out of memory while loading"})
+            return
+        except imports.NotAllowed as e:
+            self.reply({"op": "ungradable", "reason": "import", "message": str(e)[:300],
+                        "where": _student_trace(e, self.filename, self.cells)})
             return
         except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
             info = _describe(e, self.filename, self.cells)
@@ -212,15 +225,51 @@ def child_main(fds: list[int], spec: dict) -> None:
         os._exit(code)
 
 
-def zygote(control: socket.socket, *, namespaces: bool) -> None:
+def _spawn(control: socket.socket, spec: dict, fds: list[int]) -> dict:
+    """Fork a child for one submission; a failed fork is reported, never fatal to the zygote."""
+    spec = {**spec, "zygote_pid": os.getpid()}
+    try:
+        pid = os.fork()
+    except OSError as e:
+        pid, error = None, f"fork failed: {e.strerror}"
+    if pid == 0:
+        control.close()
+        child_main(fds, spec)
+    for fd in fds:
+        os.close(fd)
+    return {"pid": pid} if pid else {"pid": None, "error": error}
+
+
+def _reap(pid, *, own_namespace: bool) -> dict:
+    """Kill the submission and everything it started, and reap them all."""
+    try:
+        if own_namespace:
+            os.kill(-1, signal.SIGKILL)  # as the init of this PID namespace: everyone in it but us
+        elif pid is not None:
+            os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    status = 0
+    try:
+        if pid is not None:
+            _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+    return {"status": status}
+
+
+def zygote(control: socket.socket, *, own_namespace: bool) -> None:
     """Serve spawn/reap requests from the grader until it closes the socket.
 
-    The zygote enters a private network namespace once (only a downed loopback; it talks to the
-    grader over inherited pipes), and the grader has put it in the sandbox's cgroup: every child is
-    born inside both, so no child pays to create a namespace or to migrate between cgroups.
+    With namespaces, the zygote is the init of its own PID namespace (private network, IPC and
+    hostname too), and the grader has put it in the sandbox's cgroup: every child is born inside
+    all of them, so no child pays to create them or to migrate between cgroups.
     """
-    if namespaces:
-        isolation.unshare_network()
     np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
     np.random.random(4)
     gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
@@ -234,28 +283,54 @@ def zygote(control: socket.socket, *, namespaces: bool) -> None:
             return
         msg = json.loads(data)
         if msg["op"] == "spawn":
-            spec = msg["spec"]
-            pid = os.fork()
-            if pid == 0:
-                control.close()
-                child_main(fds, spec)
-            for fd in fds:
-                os.close(fd)
-            control.sendall(json.dumps({"pid": pid}).encode())
+            reply = _spawn(control, msg["spec"], fds)
         elif msg["op"] == "reap":
-            pid, status = msg["pid"], 0
+            reply = _reap(msg["pid"], own_namespace=own_namespace)
+        else:
+            reply = {"error": "unknown request"}
+        control.sendall(json.dumps(reply).encode())
+
+
+def keeper(control: socket.socket, *, namespaces: bool, grader: int, scratch: str, packages: list[str]) -> None:
+    """The process the grader starts: it runs the zygote, and cleans up after it however the grader ends.
+
+    It dies with the grader (PR_SET_PDEATHSIG): then it kills the zygote, whose PID namespace takes
+    every submission process with it, and removes the folder holding the submissions' files.
+    """
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    isolation.die_with_parent(signal.SIGTERM, parent=grader)
+    for name in packages:  # the course's packages, imported once for every child
+        __import__(name)
+    try:
+        if not control.recv(64):  # "start": the grader has put this process in the sandbox's cgroup
+            return
+        if not namespaces:
+            control.sendall(json.dumps({"zygote": []}).encode())
+            zygote(control, own_namespace=False)
+            return
+        isolation.unshare_zygote()
+        alive_r, alive_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(alive_w)
+            isolation.die_with_parent(signal.SIGKILL, watch_fd=alive_r)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
-                if pid is not None:
-                    _, status = os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0]:
-                    pass
-            except ChildProcessError:
-                pass
-            control.sendall(json.dumps({"status": status}).encode())
+                zygote(control, own_namespace=True)
+            finally:
+                os._exit(0)
+        os.close(alive_r)
+        control.sendall(json.dumps({"zygote": [pid]}).encode())
+        control.close()
+        signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
+        if stop:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    zygote(socket.socket(fileno=int(sys.argv[1])), namespaces=sys.argv[2] == "1")
+    keeper(socket.socket(fileno=int(sys.argv[1])), namespaces=sys.argv[2] == "1", grader=int(sys.argv[3]),
+           scratch=sys.argv[4], packages=[p for p in sys.argv[5].split(",") if p])

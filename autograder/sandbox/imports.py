@@ -1,0 +1,92 @@
+"""What a confined child may import: the whole standard library, the course's packages, nothing else.
+
+The child drops to an unprivileged uid, which may not be able to walk to the interpreter's files (a
+Python installed under a 0700 home, say). So before dropping, it opens each standard-library folder
+(and each allowed package's folder) and imports through `/proc/self/fd/N`: the kernel lets a process
+follow its own descriptors without searching the folders above, while Landlock still checks every file
+read below them. A finder in front of `sys.meta_path` refuses every other top-level name with one line.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import sysconfig
+
+
+class NotAllowed(ModuleNotFoundError):
+    """An import outside the standard library and the course's packages."""
+
+
+@functools.lru_cache(maxsize=1)
+def stdlib_dirs() -> list[str]:
+    """The interpreter's standard library: the source folder, its zip, and the extension modules.
+
+    Found once, while they can still be seen (a child asks again after its uid drop).
+    """
+    stdlib = sysconfig.get_paths()["stdlib"]
+    candidates = [stdlib, sysconfig.get_config_var("DESTSHARED") or os.path.join(stdlib, "lib-dynload"),
+                  os.path.join(os.path.dirname(stdlib), f"python{sys.version_info[0]}{sys.version_info[1]}.zip")]
+    return [p for p in dict.fromkeys(candidates) if p and os.path.exists(p)]
+
+
+def package_dirs(name: str) -> list[str]:
+    """The folders (or the one file) of an importable top-level package, and its bundled libraries."""
+    module = sys.modules.get(name) or __import__(name)
+    paths = list(getattr(module, "__path__", None) or [])
+    if not paths and getattr(module, "__file__", None):
+        paths = [module.__file__]
+    extra = [p + ".libs" for p in paths] + [os.path.join(os.path.dirname(p), f"{name}.libs") for p in paths]
+    return [p for p in dict.fromkeys(paths + extra) if os.path.exists(p)]
+
+
+class Gate:
+    """A meta-path finder that lets through only the standard library and the allowed packages."""
+
+    def __init__(self, allowed: tuple[str, ...], own: tuple[str, ...] = ()):
+        self.allowed = tuple(allowed)
+        self.names = set(sys.stdlib_module_names) | set(allowed) | set(own)
+
+    def find_spec(self, fullname, path=None, target=None):
+        top = fullname.partition(".")[0]
+        if top in self.names:
+            return None  # the ordinary finders look for it
+        listed = ", ".join(self.allowed) if self.allowed else "only the standard library"
+        raise NotAllowed(f"import of {top} is not allowed in this course (allowed: {listed})", name=top)
+
+    def invalidate_caches(self):
+        pass
+
+
+def open_folders(paths: list[str]) -> dict[str, str]:
+    """Open each folder now (while it can still be reached); returns {path: '/proc/self/fd/N'}."""
+    opened = {}
+    for path in paths:
+        if os.path.isdir(path):
+            try:
+                opened[path] = f"/proc/self/fd/{os.open(path, os.O_RDONLY | os.O_DIRECTORY)}"
+            except OSError:
+                pass
+    return opened
+
+
+def _through(path: str, opened: dict[str, str]) -> str | None:
+    for folder, alias in opened.items():
+        if path == folder or path.startswith(folder + os.sep):
+            return alias + path[len(folder):]
+    return None
+
+
+def restrict(opened: dict[str, str], allowed: tuple[str, ...], own: tuple[str, ...] = ()) -> None:
+    """Import only through the opened folders, and only what the course allows.
+
+    Packages imported before (`encodings`, `numpy`) find their submodules through their own
+    `__path__`, which gets the same aliases.
+    """
+    sys.path[:] = [opened[p] for p in stdlib_dirs() if p in opened]
+    for module in list(sys.modules.values()):
+        paths = getattr(module, "__path__", None)
+        if isinstance(paths, list):
+            paths += [alias for alias in (_through(p, opened) for p in list(paths)) if alias]
+    sys.path_importer_cache.clear()
+    sys.meta_path.insert(0, Gate(allowed, own))

@@ -1,0 +1,314 @@
+"""One submission's confined child, seen from the trusted side: load once, then answer calls.
+
+A Session talks to its child over pipes in the wire format, with a wall-clock deadline on loading
+and on every call that holds however the child floods its output; whatever comes back malformed
+(any size, depth, number or type) is that submission's `invalid` outcome, never an exception here.
+Closing kills every process the submission started and removes its folder, on every path.
+"""
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import struct
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from autograder.sandbox import wire
+
+DRAIN_BYTES = 1 << 20  # output read per wake-up: a flood cannot keep the reader from its deadline
+
+
+class ZygoteGone(Exception):
+    """The zygote stopped answering; the sandbox starts a new one."""
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one call of a student function came to.
+
+    kind: returned | raised | not_implemented | missing | timeout | memory | exited | invalid
+    """
+
+    kind: str
+    value: object = None
+    inputs_changed: tuple[bool, ...] = ()
+    message: str = ""
+
+
+@dataclass
+class LoadResult:
+    ok: bool
+    reason: str = ""  # syntax | import | memory | timeout | exited | unreadable
+    message: str = ""
+    functions: tuple[str, ...] = ()
+
+
+def one_line(text, limit: int) -> str:
+    """A message from the child as one printable line of at most `limit` characters."""
+    flat = " ".join(str(text).split())
+    flat = "".join(c if c.isprintable() else "?" for c in flat)
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+@dataclass
+class _Output:
+    """A submission's stdout/stderr: the first `cap` bytes kept, the rest only counted."""
+
+    cap: int
+    data: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.cap - len(self.data)
+        self.data += chunk[:max(room, 0)]
+        self.dropped += max(len(chunk) - max(room, 0), 0)
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", "replace")
+        return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Exited(Exception):
+    pass
+
+
+class Session:
+    """One confined child: load the submission once, then answer calls until closed."""
+
+    def __init__(self, sandbox, files: dict[str, bytes], entry: str):
+        self.sandbox = sandbox
+        self.entry = entry
+        limits = sandbox.limits
+        self.output = _Output(limits.max_output_kb * 1024)
+        self.status: int | None = None
+        self.pid: int | None = None
+        self._fds: tuple[int, ...] = ()
+        sandbox.kill_survivors()  # the cgroup holds nothing but the zygote when a submission joins it
+        self.workdir = tempfile.mkdtemp(prefix="sub-", dir=sandbox.scratch)
+        try:
+            self._start(files, entry)
+        except BaseException:
+            self.close()
+            raise
+        self.load = self._load(limits.import_timeout_s)
+
+    def _start(self, files: dict[str, bytes], entry: str) -> None:
+        sandbox, limits = self.sandbox, self.sandbox.limits
+        for name, data in files.items():
+            Path(self.workdir, name).write_bytes(data)
+        if sandbox.uid is not None:
+            for p in [self.workdir, *(os.path.join(self.workdir, n) for n in files)]:
+                os.chown(p, sandbox.uid, sandbox.uid)
+        req_r, self._req = os.pipe()
+        self._rep, rep_w = os.pipe()
+        self._out, out_w = os.pipe()
+        self._fds = (self._req, self._rep, self._out)
+        for fd in self._fds:
+            os.set_blocking(fd, False)
+        layers = sandbox.layers
+        spec = {"entry": entry, "workdir": self.workdir, "uid": sandbox.uid, "landlock": layers.landlock,
+                "namespaces": layers.namespaces, "seccomp": layers.seccomp, "runtime_paths": sandbox.runtime,
+                "packages": list(sandbox.packages), "package_dirs": sandbox.package_dirs,
+                "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
+        try:
+            reply = sandbox._ask({"op": "spawn", "spec": spec}, [req_r, rep_w, out_w])
+        finally:
+            for fd in (req_r, rep_w, out_w):
+                os.close(fd)
+        if not isinstance(reply.get("pid"), int):
+            raise RuntimeError(f"sandbox: could not start a worker ({reply.get('error', 'no reason given')})")
+        self.pid = reply["pid"]
+
+    # -- talking to the child ------------------------------------------------------------------
+
+    def _exchange(self, frame: bytes, timeout: float) -> tuple[dict, bytes]:
+        deadline = time.monotonic() + timeout
+        pending = memoryview(frame)
+        buf = bytearray()
+        need = None  # bytes needed for the whole frame, once the header is known
+        header = None
+        while True:
+            if need is not None and len(buf) >= need:
+                return header, bytes(buf[need - header["payload"]:need])
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Timeout()
+            readable, writable, _ = select.select([self._rep, self._out], [self._req] if pending else [], [], left)
+            if writable:
+                try:
+                    pending = pending[os.write(self._req, pending):]
+                except BlockingIOError:
+                    pass
+                except BrokenPipeError:
+                    pending = pending[:0]
+            if self._out in readable:
+                self._drain_output()
+            if self._rep in readable:
+                chunk = os.read(self._rep, 1 << 20)
+                if not chunk:
+                    raise _Exited()
+                buf += chunk
+                if len(buf) > 4 + wire.MAX_HEADER + wire.MAX_PAYLOAD:
+                    raise wire.WireError("reply too large")
+                if header is None and len(buf) >= 4:
+                    (size,) = struct.unpack(">I", buf[:4])
+                    if size > wire.MAX_HEADER:
+                        raise wire.WireError("header too large")
+                    if len(buf) >= 4 + size:
+                        header = wire.parse_header(bytes(buf[4:4 + size]))
+                        need = 4 + size + header["payload"]
+
+    def _drain_output(self) -> None:
+        """Read what output is waiting, at most DRAIN_BYTES: never loop on a pipe kept full."""
+        got = 0
+        try:
+            while got < DRAIN_BYTES:
+                chunk = os.read(self._out, 1 << 16)
+                if not chunk:
+                    return
+                got += len(chunk)
+                self.output.add(chunk)
+        except (BlockingIOError, OSError):
+            return
+
+    def _load(self, timeout: float) -> LoadResult:
+        try:
+            header, _ = self._exchange(b"", timeout)
+        except _Timeout:
+            self.close()
+            return LoadResult(False, "timeout", f"loading the file took longer than {timeout:g} s")
+        except _Exited:
+            self.close()
+            return LoadResult(False, "exited", f"the process ended while loading the file ({self.exit_text()})")
+        except Exception as e:  # anything malformed: this submission's problem, never the grader's
+            self.close()
+            return LoadResult(False, "invalid", f"the process sent a malformed message while loading ({_why(e)})")
+        try:
+            return self._loaded(header)
+        except Exception as e:
+            self.close()
+            return LoadResult(False, "invalid", f"the process sent a malformed message while loading ({_why(e)})")
+
+    def _loaded(self, header: dict) -> LoadResult:
+        if header.get("op") == "loaded":
+            names = header.get("functions")
+            ok_names = tuple(one_line(n, 80) for n in names[:200]) if isinstance(names, list) else ()
+            return LoadResult(True, functions=ok_names)
+        self.close()
+        message = one_line(header.get("message", "could not be loaded"), 300)
+        where = one_line(header.get("where", ""), 300)
+        reason = one_line(header.get("reason", "import"), 20)
+        return LoadResult(False, reason, message + (f" ({where})" if where else ""))
+
+    def call(self, function: str, args, *, timeout: float | None = None) -> CallResult:
+        """Call a student function on plain arrays; never raises for anything the child does."""
+        if self.pid is None or self.status is not None:
+            return CallResult("exited", message="the worker is no longer running")
+        timeout = self.sandbox.limits.call_timeout_s if timeout is None else timeout
+        arrays: list = []
+        trees = [wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args]
+        frame = wire.pack({"op": "call", "function": function, "args": trees}, arrays)
+        try:
+            header, payload = self._exchange(frame, timeout)
+            return self._result(function, args, header, payload)
+        except _Timeout:
+            self.close()
+            return CallResult("timeout", message=f"{function}() did not return within {timeout:g} s (an endless loop?)")
+        except _Exited:
+            self.close()
+            return CallResult("exited", message=f"the process running {function}() ended ({self.exit_text()})")
+        except Exception as e:  # a malformed reply of any kind
+            self.close()
+            return CallResult("invalid", message=f"the worker sent a malformed reply ({_why(e)})")
+
+    def _result(self, function: str, args, header: dict, payload: bytes) -> CallResult:
+        op = header.get("op")
+        if op == "returned":
+            value, offset = wire.decode_value(header.get("value"), payload)
+            after, trees = [], header.get("inputs_after", [])
+            if not isinstance(trees, list):
+                raise wire.WireError("inputs_after is not a list")
+            for tree in trees[:len(args)]:
+                item, offset = wire.decode_value(tree, payload, offset)
+                after.append(item)
+            changed = tuple(not (isinstance(b, np.ndarray) and b.shape == np.shape(a)
+                                 and b.tobytes() == np.asarray(a, dtype=np.float64).tobytes())  # bit for bit
+                            for a, b in zip(args, after))
+            return CallResult("returned", value, changed)
+        if op == "raised":
+            text = f"raised {one_line(header.get('type'), 80)}: {one_line(header.get('message'), 300)}"
+            where = one_line(header.get("where", ""), 400)
+            return CallResult("raised", message=text + (f" ({where})" if where else ""))
+        if op == "not_implemented":
+            return CallResult("not_implemented", message=f"{function}() is not implemented yet")
+        if op == "missing":
+            return CallResult("missing", message=f"{self.entry} defines no function {function}()")
+        if op == "memory":
+            return CallResult("memory", message=f"{function}() ran out of memory "
+                                                f"(limit {self.sandbox.limits.memory_mb} MiB)")
+        raise wire.WireError("unknown reply")
+
+    # -- ending ----------------------------------------------------------------------------------
+
+    def exit_text(self) -> str:
+        if self.status is None:
+            return "still running"
+        if os.WIFSIGNALED(self.status):
+            sig = os.WTERMSIG(self.status)
+            if sig == signal.SIGXCPU:
+                return f"stopped after using {self.sandbox.limits.cpu_s} s of CPU time"
+            if sig == signal.SIGKILL:
+                return "killed"
+            return f"killed by signal {signal.Signals(sig).name}"
+        return f"exit code {os.WEXITSTATUS(self.status)}"
+
+    def close(self) -> None:
+        """Kill everything the submission started, reap it, and remove its folder.
+
+        The zygote kills and reaps the child and its orphans (it is their subreaper, or the init of
+        their PID namespace); processes still listed were forked while we were killing, or are
+        dying: kill and reap until none is left.
+        """
+        if self._fds:
+            self._drain_output()
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = ()
+        try:
+            if self.pid is not None:
+                status = self.sandbox._ask({"op": "reap", "pid": self.pid}).get("status")
+                self.status = status if isinstance(status, int) else 0
+                self.pid = None
+            for _ in range(1000):
+                if not self.sandbox.survivors():
+                    break
+                self.sandbox.kill_survivors()
+                time.sleep(0.001)
+                self.sandbox._ask({"op": "reap", "pid": None})
+            else:  # the next submission must not share a cgroup or a uid with anything left running
+                raise RuntimeError(f"sandbox: processes {sorted(self.sandbox.survivors())} survived SIGKILL")
+        except ZygoteGone:
+            self.sandbox.broken = True  # the next submission gets a new zygote in a clean cgroup
+        finally:
+            self.pid = None
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _why(e: BaseException) -> str:
+    return str(e)[:120] if isinstance(e, wire.WireError) else type(e).__name__

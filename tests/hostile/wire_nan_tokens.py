@@ -1,0 +1,25 @@
+# Replies with JSON's non-standard tokens NaN, Infinity and -Infinity in the header.
+import os
+import struct
+
+
+def _send(text):
+    head = text.encode()
+    for fd in range(3, 64):
+        try:
+            os.write(fd, struct.pack(">I", len(head)) + head)
+        except OSError:
+            pass
+    os._exit(0)
+
+
+def softmax(S):
+    _send('{"op": "returned", "payload": NaN, "value": {"t": "none"}}')
+
+
+def score(Q, K):
+    _send('{"op": "returned", "payload": 0, "value": {"t": "array", "shape": [Infinity]}}')
+
+
+def aggregate(A, V):
+    _send('{"op": "returned", "payload": 0, "value": {"t": "array", "shape": [-Infinity, 2]}}')

@@ -1,0 +1,42 @@
+# Replies with well-formed JSON of the wrong types in every field the grader reads, one per function.
+import json
+import os
+import struct
+
+FORGED = {
+    "project": {"op": "returned", "payload": 0, "value": {"t": "tuple", "items": {"a": 1}}, "inputs_after": 7},
+    "score": {"op": ["returned"], "payload": 0},
+    "softmax": {"op": "returned", "payload": True, "value": None},
+    "aggregate": {"op": "returned", "payload": 0, "value": {"t": "array", "shape": [True, 2]}, "inputs_after": [[]]},
+    "attend": {"op": "raised", "payload": 0, "type": {"x": [1, 2]}, "message": [None], "where": 3.5},
+}
+
+
+def _forge(name):
+    head = json.dumps(FORGED[name]).encode()
+    for fd in range(3, 64):
+        try:
+            os.write(fd, struct.pack(">I", len(head)) + head)
+        except OSError:
+            pass
+    os._exit(0)
+
+
+def project(X, W_q, W_k, W_v):
+    _forge("project")
+
+
+def score(Q, K):
+    _forge("score")
+
+
+def softmax(S):
+    _forge("softmax")
+
+
+def aggregate(A, V):
+    _forge("aggregate")
+
+
+def attend(X, W_q, W_k, W_v):
+    _forge("attend")
