@@ -193,6 +193,6 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
         raise QkvError(f"{len(missing)} submissions got no result (first: {missing[0]}); rerun to complete the batch")
     summary.seconds = time.monotonic() - started
     atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
-    from autograder.reports import outputs  # noqa: PLC0415 - pages need matplotlib: load it only now
+    from autograder.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
     summary.briefs = outputs.write(course, a, out, summary.students, pages=pages)
     return summary

@@ -19,7 +19,7 @@ import pytest
 from _pytest.reports import TestReport
 
 from autograder.grading import seeds
-from autograder.grading.calls import PlanningContent, ReferenceMemo, StudentCalls, planning_call
+from autograder.grading.calls import PlanningContent, PlanningExpect, ReferenceMemo, StudentCalls, planning_call
 from autograder.grading.expect import CheckFailed, Expect, StudentProblem
 from autograder.course import layout
 from autograder.errors import QkvError
@@ -147,7 +147,7 @@ class SuiteRun:
         if run.sub.problem or run.sub.files is None:
             return planned
         for test in self.tests:
-            expect = self._expect(planning_call(self.memo, planned, test.part), {})
+            expect = self._expect(planning_call(self.memo, planned, test.part), {}, PlanningExpect)
             try:
                 test.item.obj(**self._values(run, test, expect))
             except Exception:  # noqa: BLE001 - planning stops here; the judging pass tells what it was
@@ -168,9 +168,9 @@ class SuiteRun:
         return {name: params[name] if name in params else provide[name]()
                 for name in test.item._fixtureinfo.argnames}
 
-    def _expect(self, call, recorded: dict) -> Expect:
+    def _expect(self, call, recorded: dict, kind=Expect) -> Expect:
         course = self.ctx.course
-        return Expect(call, self.content, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
+        return kind(call, self.content, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
                       show_inputs=course.feedback.show_case_inputs, recorded=recorded)
 
     def _run_test(self, run: _StudentRun, test: SuiteTest) -> TestResult:
