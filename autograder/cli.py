@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from autograder import __version__
+from autograder.course import layout
 from autograder.course.config import load_course
 from autograder.errors import QkvError
 
@@ -15,43 +16,55 @@ def _course(args):
     return load_course(args.course)
 
 
+def _assignment(course, args):
+    """The assignment --assignment names, or the course's first."""
+    return course.assignment(args.assignment) if args.assignment else course.assignments[0]
+
+
+def _assignments(course, args):
+    """The assignment --assignment names, or every assignment of the course."""
+    return [course.assignment(args.assignment)] if args.assignment else list(course.assignments)
+
+
 def cmd_fixture(args) -> int:
-    from autograder.grading import fixture
-    from autograder.grading import reference
+    from autograder.content import loader
     course = _course(args)
-    assignment = course.assignment(args.assignment)
-    fx = fixture.build(reference.load(course.path(assignment.source)))
-    print(json.dumps(fx.as_json()) if args.json else fixture.render(fx))
+    example = loader.load(course, _assignment(course, args)).example
+    print(json.dumps(example.as_json()) if args.json else example.render())
     return 0
 
 
 def cmd_release(args) -> int:
     from autograder import release
     course = _course(args)
-    assignment = course.assignment(args.assignment)
-    out = Path(args.out) if args.out else course.root / "exercises"
-    bundle = Path(args.bundle) if args.bundle else course.root / "dist" / f"{assignment.id}-student.zip"
-    for path in release.write(course, assignment, out=out, bundle=bundle):
-        print(f"wrote {path}")
+    chosen = _assignments(course, args)
+    if len(chosen) > 1 and (args.out or args.bundle):
+        raise QkvError("--out and --bundle name one assignment's release: add --assignment ID")
+    for assignment in chosen:
+        out = Path(args.out) if args.out else layout.release_dir(course, assignment)
+        bundle = Path(args.bundle) if args.bundle else layout.bundle_path(course, assignment)
+        for path in release.write(course, assignment, out=out, bundle=bundle):
+            print(f"wrote {path}")
     return 0
 
 
 def cmd_check(args) -> int:
     from autograder.public import run as check
     course = _course(args)
-    assignment = course.assignment(args.assignment)
-    path = Path(args.path)
+    assignment = _assignment(course, args)
+    names = layout.submission_files(assignment)
+    path = Path(args.path or names[0])
     if path.suffix in (".yaml", ".yml"):
         return _check_answers(course, assignment, path)
     if path.is_dir():
-        path = next((p for p in (path / "attention.py", path / "attention.ipynb") if p.exists()), path / "attention.py")
+        path = next((path / n for n in names if (path / n).exists()), path / names[0])
     from autograder.sandbox.host import layers, missing_text
     if layers().missing:  # a student's own code on their own machine: run with what there is, and say so
         print(f"note: checks run in a reduced sandbox here (missing {missing_text(layers())})")
     lines = check.check_file(course, assignment, path)
     for line in lines:
         print(line)
-    if [line.function for line in lines] == ["attention.py"]:  # it did not even load
+    if [line.function for line in lines] == [layout.code_file(assignment)]:  # it did not even load
         return 1
     done = sum(line.status == "ok" for line in lines)
     print(f"\n{done} of {len(lines)} functions pass the public checks.")
@@ -75,7 +88,7 @@ def _executor(args):
 def cmd_grade(args) -> int:
     from autograder.grading import batch as grade
     course = _course(args)
-    summary = grade.grade(course, Path(args.submissions), assignment=args.assignment, out=Path(args.out),
+    summary = grade.grade(course, Path(args.submissions), assignment=_assignment(course, args).id, out=Path(args.out),
                           jobs=args.jobs, force=args.force, progress=not args.quiet, executor=_executor(args),
                           weak_sandbox=args.weak_sandbox)
     for line in summary.skipped:
@@ -85,12 +98,13 @@ def cmd_grade(args) -> int:
     if not args.quiet:
         from autograder.reports import class_report as report
         out = Path(args.out)
-        print(report.terminal_summary(course, course.assignment(args.assignment), out, summary.students))
+        print(report.terminal_summary(course, _assignment(course, args), out, summary.students, summary.briefs))
         print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
               f"skipped {len(summary.skipped)} in {summary.seconds:.1f} s; isolation: {summary.isolation}")
         if summary.weak_sandbox:
             print(f"weaker sandbox accepted: missing {', '.join(summary.weak_sandbox)}")
-        print(f"wrote {out / 'gradebook.csv'}, {out / 'results'}/, {out / 'feedback'}/ and {out / 'report.html'}")
+        print(f"wrote {out / layout.GRADEBOOK_FILE}, {out / layout.RESULTS_DIR}/, {out / layout.FEEDBACK_DIR}/ "
+              f"and {out / layout.REPORT_FILE}")
     return 0
 
 
@@ -98,7 +112,7 @@ def cmd_gradescope(args) -> int:
     from autograder.integrations import gradescope
     from autograder.course.config import course_file
     course = _course(args)
-    path = gradescope.build_zip(course, course_file(args.course), assignment=args.assignment, out=Path(args.out))
+    path = gradescope.build_zip(course, course_file(args.course), assignment=_assignment(course, args).id, out=Path(args.out))
     print(f"wrote {path}: upload it as the assignment's autograder on Gradescope")
     return 0
 
@@ -107,7 +121,7 @@ def cmd_gradescope_run(args) -> int:
     from autograder.integrations import gradescope
     course = _course(args)
     root = Path(args.root) if args.root else gradescope.default_root()
-    data = gradescope.run(course, assignment=args.assignment, root=root, weak_sandbox=args.weak_sandbox)
+    data = gradescope.run(course, assignment=_assignment(course, args).id, root=root, weak_sandbox=args.weak_sandbox)
     extra = data["extra_data"]
     print(f"{extra['student']}: {data['score']:g} points; {data['output']}")
     print(f"isolation: {extra['isolation']}")
@@ -120,7 +134,7 @@ def cmd_gradescope_run(args) -> int:
 def cmd_validate(args) -> int:
     from autograder.grading import validate
     course = _course(args)
-    verdicts = validate.validate(course, course.assignment(args.assignment), jobs=args.jobs)
+    verdicts = validate.validate(course, _assignment(course, args), jobs=args.jobs)
     for v in verdicts:
         print(v)
     bad = [v for v in verdicts if not v.ok]
@@ -129,31 +143,35 @@ def cmd_validate(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from autograder.grading import reference
+    from autograder.content import loader
     from autograder.grading import synthetic
     course = _course(args)
-    assignment = course.assignment(args.assignment)
-    out = Path(args.out)
-    subs = out / "submissions"
-    source = course.path(assignment.source).read_text(encoding="utf-8")
-    answers = synthetic.answers_for(course, assignment, reference.load(course.path(assignment.source)))
-    students = synthetic.write_class(source, subs, args.size, answers=answers)
-    print(f"wrote a synthetic class of {len(students)} submissions to {subs}/")
-    # A synthetic class of the kit's own code: grade with whatever sandbox this machine offers (and say so).
-    args.submissions, args.out, args.force, args.weak_sandbox = str(subs), str(out / "graded"), True, True
-    code = cmd_grade(args)
-    print()
-    print((out / "graded" / "gradebook.csv").read_text(encoding="utf-8"), end="")
+    root, code = Path(args.out), 0
+    for assignment in _assignments(course, args):
+        content = loader.load(course, assignment)
+        out = root / assignment.id
+        subs = out / "submissions"
+        answers = synthetic.answers_for(course, assignment, content)
+        students = synthetic.write_class(content, subs, args.size, answers=answers)
+        print(f"wrote a synthetic class of {len(students)} submissions to {subs}/")
+        # A synthetic class of the kit's own code: grade with whatever sandbox this machine offers (and say so).
+        args.submissions, args.out, args.force, args.weak_sandbox = str(subs), str(out / "graded"), True, True
+        args.assignment = assignment.id
+        code = max(code, cmd_grade(args))
+        print()
+        print((out / "graded" / layout.GRADEBOOK_FILE).read_text(encoding="utf-8"))
     return code
+
 
 def cmd_nbgrader_export(args) -> int:
     from autograder.integrations import nbgrader_export
     course = _course(args)
     out = Path(args.dir)
-    for path in nbgrader_export.export(course, course.assignment(args.assignment), out=out):
+    for path in nbgrader_export.export(course, _assignment(course, args), out=out):
         print(f"wrote {path}")
-    print(f"next, in {out}: nbgrader generate_assignment {args.assignment}; then, with submissions in "
-          f"submitted/: qkv nbgrader grade {out} --assignment {args.assignment} (sandboxed; nbgrader's own "
+    assignment_id = _assignment(course, args).id
+    print(f"next, in {out}: nbgrader generate_assignment {assignment_id}; then, with submissions in "
+          f"submitted/: qkv nbgrader grade {out} --assignment {assignment_id} (sandboxed; nbgrader's own "
           "autograde runs student code unsandboxed)")
     return 0
 
@@ -162,7 +180,8 @@ def cmd_nbgrader_grade(args) -> int:
     from autograder.integrations import nbgrader_grade
     nb_course = Path(args.nbgrader_course)
     course = load_course(args.course or nbgrader_grade.course_file(nb_course))
-    summary, out = nbgrader_grade.grade_course(course, nb_course, assignment=args.assignment,
+    assignment = _assignment(course, args)
+    summary, out = nbgrader_grade.grade_course(course, nb_course, assignment=assignment.id,
                                                out=Path(args.out) if args.out else None, jobs=args.jobs,
                                                progress=not args.quiet, weak_sandbox=args.weak_sandbox)
     for line in summary.skipped:
@@ -190,15 +209,15 @@ def _check_answers(course, assignment, path: Path) -> int:
 
 
 def _quiz_variant(args):
-    from autograder.quiz import grading as quiz
-    from autograder.grading import reference
+    from autograder.content import loader
     from autograder.grading.submissions import is_valid_id
+    from autograder.quiz import grading as quiz
     if not is_valid_id(args.student):
         raise QkvError(f"--student: '{args.student}' is not a usable student id (letters, digits and . _ - @ + only)")
     course = _course(args)
-    assignment = course.assignment(args.assignment)
+    assignment = _assignment(course, args)
     master = quiz.load_quiz(course, assignment)
-    ref = reference.load(course.path(assignment.source))
+    ref = loader.load(course, assignment).reference
     return master, quiz.variant(master, course, assignment, args.student, ref)
 
 
@@ -212,9 +231,10 @@ def cmd_quiz_show(args) -> int:
     from autograder import release
     from autograder.notebook import build as notebook_build
     course = _course(args)
-    released = release.build(course, course.assignment(args.assignment)).get("attention.ipynb")
+    assignment = _assignment(course, args)
+    released = release.build(course, assignment).get(layout.notebook_file(assignment))
     if released is None:
-        raise QkvError(f"assignment '{args.assignment}' releases no notebook (set `notebook:` in course.yaml)")
+        raise QkvError(f"assignment '{assignment.id}' releases no notebook (set `notebook:` in course.yaml)")
     Path(args.notebook).write_text(notebook_build.with_quiz_copy(released, text), encoding="utf-8")
     print(f"wrote {args.notebook}: the student notebook with {args.student}'s own copy of the quiz")
     return 0
@@ -232,21 +252,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"qkv-kit {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--course", metavar="PATH", help="course.yaml or its folder (default: ./course.yaml)")
-    common.add_argument("--assignment", default="attention", help="assignment id (default: attention)")
+    common.add_argument("--assignment", metavar="ID",
+                        help="assignment id (default: the course's first; release and demo: every assignment)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("fixture", parents=[common], help="print the 'two plus three' example")
+    p = sub.add_parser("fixture", parents=[common], help="print the assignment's worked example")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_fixture)
 
     p = sub.add_parser("release", parents=[common], help="regenerate exercises/ and the student bundle")
-    p.add_argument("--out", metavar="DIR", help="release folder (default: exercises/ next to course.yaml)")
+    p.add_argument("--out", metavar="DIR", help="release folder (default: exercises/<assignment>/ next to course.yaml)")
     p.add_argument("--bundle", metavar="ZIP", help="student bundle (default: dist/<assignment>-student.zip)")
     p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser("check", parents=[common], help="run the public checks on your attention.py or answers.yaml")
-    p.add_argument("path", nargs="?", default="attention.py",
-                   help="attention.py, a notebook, a folder, or answers.yaml (checks the form of the quiz answers)")
+    p = sub.add_parser("check", parents=[common], help="run the public checks on your work or answers.yaml")
+    p.add_argument("path", nargs="?",
+                   help="your .py file, a notebook, a folder, or answers.yaml (checks the form of the quiz answers); "
+                        "default: the assignment's .py file here")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("grade", parents=[common], help="grade a folder of submissions")

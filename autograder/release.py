@@ -19,19 +19,18 @@ from autograder.public import cases as public_cases
 from autograder.public import checks as public_checks
 from autograder.quiz import master as quiz_master
 from autograder.quiz import render as quiz_render
-from autograder.grading import reference
+from autograder.content import loader
+from autograder.course import layout
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
-STUDENT_FILE = "attention.py"
-QUIZ_FILE = "quiz.md"
-ANSWERS_FILE = "answers.yaml"
+QUIZ_FILE = layout.QUIZ_FILE
+ANSWERS_FILE = layout.ANSWERS_FILE
 # Lines of the quiz master that carry an answer; none may appear in a released file.
 QUIZ_ANSWER_LINE = re.compile(r"^(- )?(correct|answer|feedback|hint):")
 PACKAGE_DIR = Path(__file__).parent
-SUITES_DIR = PACKAGE_DIR / "grading" / "suites"
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the bundle is byte-identical on every release
 
 
@@ -41,10 +40,16 @@ class Release:
     assignment: Assignment
     master: str = ""
     files: dict[str, str] = field(default_factory=dict)  # relative path -> text
+    content: object = None  # the assignment's content (autograder.content.loader.Content)
+
+    @property
+    def student_file(self) -> str:
+        return layout.code_file(self.assignment)
     quiz: quiz_master.Quiz | None = None  # the quiz master, with answers, when the assignment has one
 
 
 def read_master(r: Release) -> None:
+    r.content = loader.load(r.course, r.assignment)
     path = r.course.path(r.assignment.source)
     try:
         r.master = path.read_text(encoding="utf-8")
@@ -89,7 +94,7 @@ def clear_text(source: str, name: str) -> str:
 
 def clear_solutions(r: Release) -> None:
     """Replace each solution block by `raise NotImplementedError` at the block's indentation."""
-    r.files[STUDENT_FILE] = clear_text(r.master, r.assignment.source if r.assignment else "the master")
+    r.files[r.student_file] = clear_text(r.master, r.assignment.source if r.assignment else "the master")
 
 
 def _signatures(source: str) -> dict[str, tuple[str, str | None]]:
@@ -99,29 +104,45 @@ def _signatures(source: str) -> dict[str, tuple[str, str | None]]:
 
 def check_stub_signatures(r: Release) -> None:
     """The stub keeps every function of the master with the same arguments and docstring."""
-    if _signatures(r.files[STUDENT_FILE]) != _signatures(r.master):
+    if _signatures(r.files[r.student_file]) != _signatures(r.master):
         raise QkvError(f"{r.assignment.source}: the stub's signatures or docstrings differ from the master's")
-    missing = set(reference.FUNCTIONS) - set(_signatures(r.master))
+    missing = set(r.content.functions) - set(_signatures(r.master))
     if missing:
         raise QkvError(f"{r.assignment.source}: missing {', '.join(sorted(missing))}")
 
 
+PACKAGE_IMPORT = re.compile(r"^from autograder\.public\.(\w+) import (.+?)(\s+#.*)?$", re.MULTILINE)
+
+
+def bundled(source: str) -> str:
+    """A public module as the student bundle holds it: its siblings imported by their bare names.
+
+    In the kit they are imported through the package, so that no file beside a student's work
+    can stand in for them in a trusted process.
+    """
+    return PACKAGE_IMPORT.sub(lambda m: f"from {m.group(1)} import {m.group(2)}", source)
+
+
 def add_public_checks(r: Release) -> None:
     """Ship the comparison helpers and the public checks, plus a pytest file that runs them."""
-    for name, module in (("compare.py", compare), ("public_checks.py", public_checks)):
-        r.files[name] = Path(module.__file__).read_text(encoding="utf-8")
-    r.files["test_attention.py"] = (PACKAGE_DIR / "templates" / "test_attention.py").read_text(encoding="utf-8")
+    for name, module in ((layout.COMPARE_FILE, compare), (layout.PUBLIC_CHECKS_FILE, public_checks)):
+        r.files[name] = bundled(Path(module.__file__).read_text(encoding="utf-8"))
+    template = (PACKAGE_DIR / "templates" / "test_public.py").read_text(encoding="utf-8")
+    r.files[layout.public_test_file(r.assignment)] = template.replace("{module}", layout.module_name(r.assignment))
 
 
 def add_public_cases(r: Release) -> None:
-    ref = reference.module_from_source(r.master, "reference")
+    ref = r.content.reference_from(r.master, where=r.assignment.source)
     tol = r.course.tolerance
-    data = public_cases.build(ref, rtol=tol.rtol, atol=tol.atol)
-    r.files[public_checks.CASES_FILE] = json.dumps(data, indent=1) + "\n"
+    data = public_cases.build(r.content, ref, rtol=tol.rtol, atol=tol.atol, module=layout.module_name(r.assignment))
+    r.files[layout.CASES_FILE] = json.dumps(data, indent=1) + "\n"
 
 
 def add_student_readme(r: Release) -> None:
-    template = (PACKAGE_DIR / "templates" / "STUDENT_README.md").read_text(encoding="utf-8")
+    try:
+        template = r.content.student_readme.read_text(encoding="utf-8")
+    except OSError as e:
+        raise QkvError(f"{r.content.student_readme}: cannot read the students' README ({e.strerror})") from None
     r.files["README.md"] = template.format(title=r.assignment.title, deadline=r.assignment.deadline or "see your course page")
 
 
@@ -147,9 +168,9 @@ def add_quiz(r: Release) -> None:
 NOTEBOOK_README = """
 ## Notebook
 
-Prefer Jupyter? `{notebook}` is the same exercise as a notebook: the "two plus three" story, a
-check after each function, and your attention table drawn next to the reference's.{quiz}
-Hand in either `attention.py` or `{notebook}`; `qkv check {notebook}` runs the public checks on it.
+Prefer Jupyter? `{notebook}` is the same exercise as a notebook: the story, a check after each
+function, and what your functions compute drawn next to the reference's.{quiz}
+Hand in either `{code}` or `{notebook}`; `qkv check {notebook}` runs the public checks on it.
 """
 NOTEBOOK_QUIZ = """
 Its answers cell takes your quiz answers, written as in `answers.yaml`."""
@@ -161,9 +182,9 @@ def add_notebook(r: Release) -> None:
         return
     cells = notebook_build.master_cells(r.course, r.assignment, master=r.master, quiz=r.quiz)
     cells = notebook_build.student_cells(cells, lambda text: clear_text(text, r.assignment.source))
-    r.files[notebook_build.NOTEBOOK_FILE] = notebook_build.dumps(notebook_build.notebook_json(cells))
+    r.files[layout.notebook_file(r.assignment)] = notebook_build.dumps(notebook_build.notebook_json(cells))
     r.files["README.md"] += NOTEBOOK_README.format(
-        notebook=notebook_build.NOTEBOOK_FILE, quiz=NOTEBOOK_QUIZ if r.quiz else "")
+        notebook=layout.notebook_file(r.assignment), code=r.student_file, quiz=NOTEBOOK_QUIZ if r.quiz else "")
 
 
 def _quiz_secrets(r: Release) -> tuple[set[str], set[str]]:
@@ -180,7 +201,7 @@ def check_no_secrets(r: Release) -> None:
     master_lines = r.master.splitlines()
     secret = {master_lines[i].strip() for b, e in solution_blocks(r.master) for i in range(b + 1, e)}
     secret.discard("")
-    suites = {p.name for p in SUITES_DIR.glob("test_*.py")}
+    suites = {p.name for p in r.content.suites_dir.glob("test_*.py")} - {layout.public_test_file(r.assignment)}
     quiz_lines, quiz_texts = _quiz_secrets(r)
     for name, text in r.files.items():
         if name.endswith(".ipynb"):  # what a reader of the notebook sees: its cells, not their JSON escaping

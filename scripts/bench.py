@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder.content import loader
 from autograder.grading import synthetic
 from autograder.course.config import load_course
 
@@ -43,14 +44,14 @@ def main() -> None:
     args = parser.parse_args()
     course = load_course(ROOT / "course.yaml")
     a = course.assignment("attention")
-    source = course.path(a.source).read_text()
-    kinds = [k for k in synthetic.class_sources(source) if not k.startswith("broken_endless")]
+    content = loader.load(course, a)
+    kinds = [k for k in synthetic.class_sources(content) if not k.startswith("broken_endless")]
     before = cold_numpy_seconds()
     rows = []
     for n in args.sizes:
         with tempfile.TemporaryDirectory(prefix="qkv-bench-") as tmp:
             subs, out = Path(tmp) / "subs", Path(tmp) / "out"
-            synthetic.write_class(source, subs, n, kinds=kinds)
+            synthetic.write_class(content, subs, n, kinds=kinds)
             # Measured in a child so each size's peak memory is its own.
             code = (f"import time, resource, json; from autograder.grading.batch import grade; "
                     f"from autograder.course.config import load_course; c = load_course({str(ROOT / 'course.yaml')!r}); "

@@ -24,6 +24,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from distributed import Client, LocalCluster  # noqa: E402
 
 from autograder.grading import results
+from autograder.content import loader  # noqa: E402
 from autograder.grading import synthetic  # noqa: E402
 from autograder.course.config import load_course  # noqa: E402
 from autograder.grading.dask_executor import DaskExecutor  # noqa: E402
@@ -76,12 +77,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
     course = load_course(ROOT / "course.yaml")
-    source = course.path(course.assignment("attention").source).read_text()
-    kinds = [k for k in synthetic.class_sources(source) if not k.startswith("broken_endless")]
+    content = loader.load(course, course.assignment("attention"))
+    kinds = [k for k in synthetic.class_sources(content) if not k.startswith("broken_endless")]
     print(f"{os.cpu_count()} cores; N={args.size} submissions; no HTML pages; chunks of up to {CHUNK} students")
     with tempfile.TemporaryDirectory(prefix="qkv-bench-dask-") as tmp:
         subs = Path(tmp) / "subs"
-        synthetic.write_class(source, subs, args.size, kinds=kinds)
+        synthetic.write_class(content, subs, args.size, kinds=kinds)
         for n in args.workers:
             dt = timed_grade(course, subs, Path(tmp) / f"local{n}", n)
             print(f"local executor, {n} process(es): {dt:6.2f} s, {args.size / dt:6.1f} submissions/s")
@@ -94,7 +95,7 @@ def main() -> None:
                     trip, many = scheduler_costs(cluster.scheduler_address)
                 if n == args.workers[-1]:  # connect, start a sandbox on every worker, grade one, tear down
                     one = Path(tmp) / "one"
-                    synthetic.write_class(source, one, kinds=["honest_reference"])
+                    synthetic.write_class(content, one, kinds=["honest_reference"])
                     fixed = timed_grade(course, one, Path(tmp) / "one-out", 1, DaskExecutor(cluster.scheduler_address))
         same = all((Path(tmp) / f"dask{n}" / "gradebook.csv").read_bytes()
                    == (Path(tmp) / f"local{args.workers[0]}" / "gradebook.csv").read_bytes() for n in args.workers)

@@ -1,29 +1,34 @@
-"""Shared fixtures: the repository's course, its reference, and a place to write."""
-from pathlib import Path
-
+"""Shared fixtures: the repository's course, its attention assignment's content, and a place to write."""
 import pytest
 
-from autograder.grading import reference
-from autograder.course.config import load_course
-
-ROOT = Path(__file__).resolve().parent.parent
+from course_content import ASSIGNMENT, CONTENT, COURSE, ROOT  # noqa: F401 - ROOT for tests that import it
 
 
 @pytest.fixture(scope="session")
 def course():
-    return load_course(ROOT / "course.yaml")
+    return COURSE
 
 
 @pytest.fixture(scope="session")
-def assignment(course):
-    return course.assignment("attention")
+def assignment():
+    return ASSIGNMENT
 
 
 @pytest.fixture(scope="session")
-def ref(course, assignment):
-    return reference.load(course.path(assignment.source))
+def content():
+    return CONTENT
 
 
 @pytest.fixture(scope="session")
-def reference_source(course, assignment):
-    return course.path(assignment.source).read_text()
+def ref():
+    return CONTENT.reference
+
+
+@pytest.fixture(scope="session")
+def example():
+    return CONTENT.example
+
+
+@pytest.fixture(scope="session")
+def reference_source():
+    return CONTENT.reference_source

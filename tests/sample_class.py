@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autograder.grading import fixture
-from autograder.grading import mistakes
+from course_content import fixture
+from course_content import CATALOGUE
 from autograder.grading import results
 from autograder.grading.results import StudentResult, TestResult
 
@@ -55,22 +55,22 @@ def _student(assignment, student: str, failing: dict[str, dict], **kw) -> Studen
 
 def build(assignment, ref) -> list[StudentResult]:
     fx = fixture.build(ref)
-    axis0 = mistakes.by_id("softmax_axis0")
+    axis0 = CATALOGUE.by_id("softmax_axis0")
     wrong_axis = ("failed", f"softmax: {axis0.message}", "softmax_axis0")
     rows_off = ("failed", "attend: the rows of A do not sum to 1.", None)
     timed_out = ("timeout", "softmax timed out after 2 s: is there a loop that never ends?", None)
     ungradable = ("ungradable", "syntax error on line 3: fix it and everything else can be checked.", None)
     return [
-        _student(assignment, "alice", {}, quiz=set(), fixture_attention=fx.A.tolist()),
+        _student(assignment, "alice", {}, quiz=set(), recorded={"attention": fx.A.tolist()}),
         _student(assignment, "bob",
                  {"softmax": {c: wrong_axis for c in CHECKS[:3]}, "attend": {c: rows_off for c in CHECKS[:3]}},
-                 quiz={1}, fixture_attention=axis0.function(ref)(fx.S).tolist()),
+                 quiz={1}, recorded={"attention": axis0.function(ref, CATALOGUE.functions)(fx.S).tolist()}),
         _student(assignment, "carol", {p.id: {c: ungradable for c in CHECKS} for p in assignment.parts},
                  status="syntax error on line 3"),
         _student(assignment, "dave", {"softmax": {CHECKS[1]: timed_out}, "attend": {c: timed_out for c in CHECKS}},
                  output="starting...\n"),
         _student(assignment, MARKUP_ID, {"score": {CHECKS[0]: ("failed", MARKUP_TEXT, None)}},
-                 output=MARKUP_TEXT, fixture_attention=[[1, 2], [3]]),
+                 output=MARKUP_TEXT, recorded={"attention": [[1, 2], [3]]}),
     ]
 
 

@@ -1,7 +1,7 @@
 """`qkv check`: a line per function, teaching messages, stubs and broken files handled."""
 import pytest
 
-from autograder.grading import mistakes
+from course_content import CATALOGUE
 from autograder.cli import main
 
 
@@ -18,7 +18,7 @@ def test_reference_passes_every_public_check(capsys, course, assignment):
 
 
 def test_stubs_are_reported_as_not_implemented(capsys, course):
-    code, out, _ = run_check(capsys, course, course.root / "exercises" / "attention.py")
+    code, out, _ = run_check(capsys, course, course.root / "exercises" / "attention" / "attention.py")
     assert code == 1
     for f in ("project", "score", "softmax", "aggregate", "attend"):
         assert f"TODO  {f}: not implemented yet" in out
@@ -40,9 +40,9 @@ def test_non_utf8_file_is_one_clear_line(tmp_path, capsys, course):
     assert code == 2 and "not UTF-8" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("mistake_id", [m.id for m in mistakes.CATALOGUE])
+@pytest.mark.parametrize("mistake_id", [m.id for m in CATALOGUE])
 def test_each_catalogued_mistake_is_named_by_the_public_checks(tmp_path, capsys, course, reference_source, mistake_id):
-    m = mistakes.by_id(mistake_id)
+    m = CATALOGUE.by_id(mistake_id)
     path = tmp_path / "attention.py"
     path.write_text(m.mutant_source(reference_source))
     code, out, _ = run_check(capsys, course, path)
@@ -53,7 +53,7 @@ def test_each_catalogued_mistake_is_named_by_the_public_checks(tmp_path, capsys,
 
 def test_a_failing_attend_points_at_the_failing_function_it_calls(tmp_path, capsys, course, reference_source):
     path = tmp_path / "attention.py"
-    path.write_text(mistakes.by_id("softmax_axis0").mutant_source(reference_source))
+    path.write_text(CATALOGUE.by_id("softmax_axis0").mutant_source(reference_source))
     _, out, _ = run_check(capsys, course, path)
     attend = next(line for line in out.splitlines() if line.startswith("FAIL  attend:"))
     assert "attend() calls your own functions, and softmax() fails on its own: fix that first." in attend

@@ -13,6 +13,8 @@ from autograder.grading import synthetic  # noqa: E402
 from autograder.cli import main  # noqa: E402
 from autograder.grading.batch import grade  # noqa: E402
 from autograder.grading.submissions import Submission, with_files  # noqa: E402
+from autograder.content import loader  # noqa: E402
+from course_content import ASSIGNMENT  # noqa: E402
 
 KINDS = ["honest_reference", "honest_einsum", "mistake_softmax_axis0", "mistake_softmax_no_max",
          "mistake_project_swapped_qk", "stub", "broken_syntax_error", "broken_import_error"]
@@ -25,13 +27,13 @@ def cluster():
 
 
 @pytest.fixture(scope="module")
-def klass(tmp_path_factory, reference_source, course, assignment, ref):
+def klass(content, tmp_path_factory, reference_source, course, assignment, ref):
     subs = tmp_path_factory.mktemp("dask") / "subs"
-    answers = synthetic.answers_for(course, assignment, ref)
-    synthetic.write_class(reference_source, subs, 20, kinds=KINDS, answers=answers)
+    answers = synthetic.answers_for(course, assignment, content)
+    synthetic.write_class(content, subs, 20, kinds=KINDS, answers=answers)
     (subs / "too_big").mkdir()
     (subs / "too_big" / "attention.py").write_bytes(b"#" * (course.limits.max_submission_kb * 1024 + 1))
-    template = (course.root / "exercises" / "attention.ipynb").read_text()
+    template = (course.root / "exercises" / "attention" / "attention.ipynb").read_text()
     (subs / "nb_student.ipynb").write_text(synthetic.notebook_submission(
         template, reference_source, answers("nb_student", "honest_reference")))
     return subs
@@ -54,9 +56,9 @@ def test_dask_gradebook_and_results_are_byte_identical_to_local(tmp_path, course
     assert rows["nb_student"]["quiz"] == "20"  # read from the notebook's answers cell on the client
 
 
-def test_the_run_reports_the_workers_isolation(tmp_path, course, reference_source, cluster):
+def test_the_run_reports_the_workers_isolation(content, tmp_path, course, reference_source, cluster):
     subs = tmp_path / "subs"
-    synthetic.write_class(reference_source, subs, kinds=["honest_reference"])
+    synthetic.write_class(content, subs, kinds=["honest_reference"])
     executor = dask_executor.DaskExecutor(cluster.scheduler_address)
     summary = grade(course, subs, assignment="attention", out=tmp_path / "out", progress=False, pages=False,
                     executor=executor)
@@ -69,7 +71,7 @@ def _slot_and_uid(name, dask_worker=None):
 
 
 def test_two_workers_on_one_machine_get_distinct_slots_and_uids(course, assignment, reference_source, cluster):
-    plugin = dask_executor.GradingPlugin(course, assignment, reference_source)
+    plugin = dask_executor.GradingPlugin(course, assignment, loader.snapshot(course, assignment))
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
         client.register_plugin(plugin, name=plugin.name)
         try:
@@ -90,17 +92,17 @@ def test_a_worker_with_another_version_stops_the_run_with_one_line(tmp_path, cou
     assert "could not set up grading" in err and "0.0.0-other" in err
 
 
-def test_a_chunk_is_graded_from_shipped_contents_without_reading_its_path(tmp_path, course, assignment, ref,
+def test_a_chunk_is_graded_from_shipped_contents_without_reading_its_path(content, tmp_path, course, assignment, ref,
                                                                          reference_source):
     """What a worker on another machine does: the paths the client read are not there."""
     folder = tmp_path / "far"
     folder.mkdir()
     (folder / "attention.py").write_text(reference_source)
-    (folder / "answers.yaml").write_text(synthetic.answers_for(course, assignment, ref)("far", "honest_reference"))
-    shipped = with_files(course, Submission("far", folder / "attention.py", folder / "answers.yaml"))
+    (folder / "answers.yaml").write_text(synthetic.answers_for(course, assignment, content)("far", "honest_reference"))
+    shipped = with_files(course, ASSIGNMENT, Submission("far", folder / "attention.py", folder / "answers.yaml"))
     for path in folder.iterdir():
         path.unlink()
-    plugin = dask_executor.GradingPlugin(course, assignment, reference_source)
+    plugin = dask_executor.GradingPlugin(course, assignment, loader.snapshot(course, assignment))
     plugin._build()
     try:
         graded, errors = plugin.grade([shipped])
@@ -116,7 +118,7 @@ def test_the_client_reads_code_within_the_limits_and_names_what_it_refuses(tmp_p
     good.write_text(reference_source)
     big.write_bytes(b"#" * (course.limits.max_submission_kb * 1024 + 1))
     latin.write_bytes("# caf\xe9\n".encode("latin-1"))
-    read = {p.stem: with_files(course, Submission(p.stem, p, None)) for p in (good, big, latin)}
+    read = {p.stem: with_files(course, ASSIGNMENT, Submission(p.stem, p, None)) for p in (good, big, latin)}
     assert read["good"].files == {"attention.py": reference_source.encode()} and not read["good"].problem
     assert read["big"].files is None and "larger than" in read["big"].problem
     assert read["latin"].files is None and "not UTF-8" in read["latin"].problem
@@ -135,9 +137,9 @@ def test_executor_options_that_cannot_work_are_one_line_exit_2(tmp_path, course,
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_a_rerun_with_everyone_graded_needs_no_cluster(tmp_path, course, reference_source):
+def test_a_rerun_with_everyone_graded_needs_no_cluster(content, tmp_path, course, reference_source):
     subs = tmp_path / "subs"
-    synthetic.write_class(reference_source, subs, kinds=["honest_reference"])
+    synthetic.write_class(content, subs, kinds=["honest_reference"])
     grade(course, subs, assignment="attention", out=tmp_path / "out", jobs=1, progress=False, pages=False)
     summary = grade(course, subs, assignment="attention", out=tmp_path / "out", progress=False, pages=False,
                     executor=dask_executor.DaskExecutor("tcp://127.0.0.1:1", timeout_s=0.5))

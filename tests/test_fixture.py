@@ -3,7 +3,7 @@ import json
 
 import numpy as np
 
-from autograder.grading import fixture
+from course_content import fixture
 from autograder.cli import main
 
 

@@ -10,7 +10,8 @@ import time
 import jsonschema
 import pytest
 
-from autograder.grading import cases
+from autograder.grading import seeds
+from course_content import CONTENT, cases
 from autograder.integrations import gradescope
 from autograder.grading import results
 from autograder.grading import synthetic
@@ -24,7 +25,7 @@ KINDS = ["honest_reference", "honest_loops", "mistake_softmax_axis0", "mistake_s
 @pytest.fixture(scope="module")
 def klass(tmp_path_factory, course, assignment):
     subs = tmp_path_factory.mktemp("class") / "subs"
-    synthetic.write_class(course.path(assignment.source).read_text(), subs, kinds=KINDS)
+    synthetic.write_class(CONTENT, subs, kinds=KINDS)
     return subs
 
 
@@ -63,7 +64,7 @@ def test_results_json_follows_gradescope_format(graded):
 
 
 def test_hidden_case_messages_reveal_no_expected_numbers_but_public_ones_do(tmp_path, course, assignment):
-    from autograder.grading import reference
+    from autograder.content import reference
     subs = tmp_path / "subs"
     subs.mkdir()
     source = course.path(assignment.source).read_text()
@@ -96,7 +97,7 @@ def test_existing_results_are_reused_unless_forced(tmp_path, course, klass):
 
 def test_a_killed_batch_resumes_to_the_same_gradebook(tmp_path, course, assignment, graded):
     subs = tmp_path / "subs"
-    synthetic.write_class(course.path(assignment.source).read_text(), subs, 60, kinds=KINDS)
+    synthetic.write_class(CONTENT, subs, 60, kinds=KINDS)
     reference_out, resumed_out = tmp_path / "whole", tmp_path / "resumed"
     grade(course, subs, assignment="attention", out=reference_out, jobs=2, progress=False)
     proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", "grade", str(subs), "--out", str(resumed_out),
@@ -117,16 +118,16 @@ def test_a_killed_batch_resumes_to_the_same_gradebook(tmp_path, course, assignme
 
 
 def test_cases_are_the_same_on_regrade_and_differ_between_students(course):
-    a = cases.projection(cases.rng_for(course.seed, "attention", "alice", "test_random_shapes"))
-    again = cases.projection(cases.rng_for(course.seed, "attention", "alice", "test_random_shapes"))
-    bob = cases.projection(cases.rng_for(course.seed, "attention", "bob", "test_random_shapes"))
+    a = cases.projection(seeds.rng_for(course.seed, "attention", "alice", "test_random_shapes"))
+    again = cases.projection(seeds.rng_for(course.seed, "attention", "alice", "test_random_shapes"))
+    bob = cases.projection(seeds.rng_for(course.seed, "attention", "bob", "test_random_shapes"))
     assert all((x == y).all() for x, y in zip(a, again))
     assert any(x.shape != y.shape or not (x == y).all() for x, y in zip(a, bob))
 
 
 def test_drawn_shapes_keep_confusable_sides_apart(course):
     for i in range(50):
-        rng = cases.rng_for(course.seed, "attention", f"s{i}", "shapes")
+        rng = seeds.rng_for(course.seed, "attention", f"s{i}", "shapes")
         X, W_q, W_k, W_v = cases.projection(rng)
         assert len({X.shape[0], X.shape[1], W_q.shape[1], W_v.shape[1]}) == 4
         Q, K = cases.queries_keys(rng)
@@ -179,7 +180,7 @@ def test_hidden_attend_feedback_points_at_the_failing_callee(graded):
 def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, course, assignment):
     """Warnings printed by student code must not carry the random sandbox folder: reruns stay identical."""
     subs = tmp_path / "subs"
-    synthetic.write_class(course.path(assignment.source).read_text(), subs, kinds=["mistake_softmax_no_max"])
+    synthetic.write_class(CONTENT, subs, kinds=["mistake_softmax_no_max"])
     for out in ("first", "second"):
         grade(course, subs, assignment="attention", out=tmp_path / out, jobs=1, progress=False, pages=False)
     first, second = (tmp_path / out / "results" / "mistake_softmax_no_max.json" for out in ("first", "second"))
@@ -189,10 +190,10 @@ def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, c
 
 
 def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wrong(graded, ref):
-    from autograder.grading import fixture
+    from course_content import fixture
     out, _ = graded
-    wrong = results.read(out / "results" / "mistake_softmax_axis0.json").fixture_attention
-    right = results.read(out / "results" / "honest_reference.json").fixture_attention
+    wrong = results.read(out / "results" / "mistake_softmax_axis0.json").recorded.get("attention")
+    right = results.read(out / "results" / "honest_reference.json").recorded.get("attention")
     assert wrong is not None and right is not None and wrong != right
     assert abs(sum(right[1]) - 1) < 1e-3 and right == fixture.build(ref).A.round(4).tolist()
-    assert results.read(out / "results" / "stub.json").fixture_attention is None
+    assert results.read(out / "results" / "stub.json").recorded.get("attention") is None

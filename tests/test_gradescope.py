@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from autograder.integrations import gradescope
-from autograder.grading import mistakes
+from course_content import CATALOGUE
 from autograder.cli import main
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -62,8 +62,8 @@ def test_the_zip_has_both_scripts_at_its_root_and_carries_the_kit(autograder_zip
         infos = {i.filename: i for i in z.infolist()}
     for script in ("setup.sh", "run_autograder"):
         assert stat.S_IMODE(infos[script].external_attr >> 16) == 0o755
-    assert {"pyproject.toml", "README.md", "course.yaml", "solutions/attention.py", "autograder/grading/batch.py",
-            "autograder/grading/suites/test_softmax.py", "autograder/integrations/schemas/gradescope_results.schema.json"} <= set(infos)
+    assert {"pyproject.toml", "README.md", "course.yaml", "solutions/attention/attention.py", "autograder/grading/batch.py",
+            "solutions/attention/suites/test_softmax.py", "solutions/attention/content.py", "autograder/integrations/schemas/gradescope_results.schema.json"} <= set(infos)
     assert not [n for n in infos if "__pycache__" in n or n.startswith(("tests/", "exercises/", "."))]
 
 
@@ -85,7 +85,7 @@ def correct(reference_source: str) -> str:
 
 
 def buggy(reference_source: str) -> str:
-    return mistakes.by_id("softmax_axis0").mutant_source(reference_source)
+    return CATALOGUE.by_id("softmax_axis0").mutant_source(reference_source)
 
 
 def hostile(reference_source: str) -> str:
@@ -119,14 +119,14 @@ def test_run_autograder_writes_valid_gradescope_results(tmp_path, autograder_zip
     elif make is buggy:
         assert 0 < data["score"] < 100
         named = [t for t in data["tests"] if t["extra_data"]["mistake"] == "softmax_axis0"]
-        assert named and all(mistakes.by_id("softmax_axis0").message in t["output"] for t in named)
+        assert named and all(CATALOGUE.by_id("softmax_axis0").message in t["output"] for t in named)
     else:
         assert data["score"] == 0
 
 
 def test_run_autograder_uses_the_kit_unpacked_from_the_zip(tmp_path, autograder_zip, reference_source):
     root = fake_autograder_root(tmp_path, autograder_zip, {"attention.py": reference_source})
-    (root / "source" / "autograder" / "grading" / "suites" / "test_attend.py").unlink()
+    (root / "source" / "solutions" / "attention" / "suites" / "test_attend.py").unlink()
     proc = run_autograder(root)
     assert proc.returncode == 2 and "no hidden suite test_attend.py" in proc.stderr
     assert not (root / "results" / "results.json").exists()
@@ -143,7 +143,7 @@ def test_the_submission_metadata_is_kept_and_a_late_submission_marked(tmp_path, 
 
 def test_a_symlink_to_the_reference_is_not_graded(tmp_path, autograder_zip, course, schema):
     root = fake_autograder_root(tmp_path, autograder_zip, {})
-    (root / "submission" / "attention.py").symlink_to(root / "source" / "solutions" / "attention.py")
+    (root / "submission" / "attention.py").symlink_to(root / "source" / "solutions" / "attention" / "attention.py")
     data = gradescope.run(course, assignment="attention", root=root)
     assert list(schema.iter_errors(data)) == []
     assert data["score"] == 0 and data["extra_data"]["status"].startswith("ungradable: no attention.py")

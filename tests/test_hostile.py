@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from course_content import CONTENT
 from autograder.grading import results
 from autograder.grading import synthetic
 from autograder.grading.batch import grade
@@ -53,7 +54,7 @@ def listener():
 
 
 def _neighbour_sources(reference_source: str) -> dict[str, str]:
-    sources = synthetic.class_sources(reference_source)
+    sources = synthetic.class_sources(CONTENT)
     sources["honest_stdlib"] = STDLIB_PRELUDE + reference_source
     return {neighbour(a): sources[NEIGHBOUR_KINDS[i % len(NEIGHBOUR_KINDS)]]
             for i, a in enumerate(sorted(FILE_ATTACKS + LINK_ATTACKS))}
@@ -69,7 +70,7 @@ def _write_link_attacks(subs: Path, course, assignment) -> None:
     (subs / "device_as_code").mkdir()
     os.mknod(subs / "device_as_code" / "attention.py", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
     (subs / "answers_link_to_quiz_master").mkdir()
-    (subs / "answers_link_to_quiz_master" / "attention.py").write_text((ROOT / "exercises" / "attention.py").read_text())
+    (subs / "answers_link_to_quiz_master" / "attention.py").write_text((ROOT / "exercises" / "attention" / "attention.py").read_text())
     (subs / "answers_link_to_quiz_master" / "answers.yaml").symlink_to(course.path(assignment.quiz).resolve())
 
 
@@ -97,7 +98,7 @@ def batch(tmp_path_factory, course, assignment, listener, reference_source):
             (root / student / "attention.py").write_text(source)
     shadow = subs / "conftest_and_numpy"
     shadow.mkdir()
-    (shadow / "attention.py").write_text((ROOT / "exercises" / "attention.py").read_text())
+    (shadow / "attention.py").write_text((ROOT / "exercises" / "attention" / "attention.py").read_text())
     (shadow / "conftest.py").write_text(
         "import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
         "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")

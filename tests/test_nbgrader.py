@@ -10,8 +10,11 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
-from autograder.grading import mistakes
+from course_content import CATALOGUE
+from course_content import CONTENT
+from autograder.content import loader
 from autograder.integrations import nbgrader_bridge
+from course_content import ASSIGNMENT, COURSE
 from autograder.integrations import nbgrader_export
 from autograder.grading import results
 from autograder.grading import synthetic
@@ -38,7 +41,9 @@ def test_export_writes_the_config_the_source_notebook_and_the_kit_files(exported
     names = {p.relative_to(exported).as_posix() for p in exported.rglob("*") if p.is_file()}
     assert names == {"nbgrader_config.py", "source/attention/attention.ipynb", "source/attention/public_checks.py",
                      "source/attention/compare.py", "source/attention/public_cases.json", "qkv/course.yaml",
-                     "qkv/solutions/attention.py", "qkv/solutions/quiz.yaml", "qkv/solutions/notebook.md"}
+                     *(f"qkv/{name}" for name in loader.snapshot(COURSE, ASSIGNMENT))}
+    assert {"qkv/solutions/attention/attention.py", "qkv/solutions/attention/quiz.yaml",
+            "qkv/solutions/attention/suites/test_softmax.py", "qkv/solutions/attention/content.py"} <= names
     kit = load_course(exported / "qkv" / "course.yaml")
     assert [a.id for a in kit.assignments] == ["attention"] and kit.path(kit.assignments[0].source).is_file()
 
@@ -53,7 +58,7 @@ def test_each_part_gets_a_hidden_test_cell_worth_its_points(exported, assignment
         meta = cell.metadata.nbgrader
         assert meta.locked and not meta.solution and meta.schema_version == 3
         body = cell.source.split("### BEGIN HIDDEN TESTS\n")[1].split("### END HIDDEN TESTS")[0]
-        assert f"part_score('{cell.id.removeprefix('test_')}', assignment='attention')" in body
+        assert f"part_score('{cell.id.removeprefix('test_')}', assignment='attention', notebook='attention.ipynb')" in body
     ids = [c.id for c in nb.cells]
     assert ids.index("test_softmax") == ids.index("check_softmax") + 1
 
@@ -95,15 +100,15 @@ def nbgrader(course_dir: Path, *args: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def round_trip(tmp_path_factory, course, assignment, ref, reference_source):
+def round_trip(content, tmp_path_factory, course, assignment, ref, reference_source):
     """nbgrader's and qkv's scores, {student: {part: points}}, for the same four notebooks."""
     root = tmp_path_factory.mktemp("roundtrip")
     course_dir = root / "course"
     nbgrader_export.export(course, assignment, out=course_dir)
     nbgrader(course_dir, "generate_assignment", "attention")
     released = (course_dir / "release" / "attention" / "attention.ipynb").read_text()
-    sources = synthetic.class_sources(reference_source)
-    answers = synthetic.answers_for(course, assignment, ref)
+    sources = synthetic.class_sources(content)
+    answers = synthetic.answers_for(course, assignment, content)
     qkv_subs = root / "qkv-submissions"
     for student, kind in STUDENTS.items():
         text = synthetic.notebook_submission(released, sources[kind], answers(student, kind))
@@ -160,7 +165,7 @@ def test_the_graded_notebook_shows_the_teaching_message_of_the_mistake(round_tri
     nb = json.loads((course_dir / "autograded" / "bob" / "attention" / "attention.ipynb").read_text())
     cell = next(c for c in nb["cells"] if c["id"] == "test_softmax")
     text = "".join("".join(o.get("text", "")) for o in cell["outputs"] if o["output_type"] == "stream")
-    assert mistakes.by_id("softmax_no_max").message in text
+    assert CATALOGUE.by_id("softmax_no_max").message in text
     assert not [o for o in cell["outputs"] if o["output_type"] == "error" or o.get("name") == "stderr"]
 
 
@@ -186,8 +191,8 @@ def sandboxed_nbgrader(tmp_path_factory, course, assignment, ref, reference_sour
     nbgrader_export.export(course, assignment, out=course_dir)
     nbgrader(course_dir, "generate_assignment", "attention")
     released = (course_dir / "release" / "attention" / "attention.ipynb").read_text()
-    sources = synthetic.class_sources(reference_source)
-    answers = synthetic.answers_for(course, assignment, ref)
+    sources = synthetic.class_sources(CONTENT)
+    answers = synthetic.answers_for(course, assignment, CONTENT)
     for student, kind in NB_STUDENTS.items():
         text = synthetic.notebook_submission(released, sources[kind], answers(student, kind))
         folder = course_dir / "submitted" / student / "attention"

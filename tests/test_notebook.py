@@ -5,8 +5,9 @@ import json
 import pytest
 
 from autograder import release
-from autograder.grading import mistakes
+from course_content import CATALOGUE
 from autograder.notebook import read as notebook
+from course_content import ASSIGNMENT, CONTENT
 from autograder.quiz import grading as quiz
 from autograder.quiz import render as quiz_render
 from autograder.grading import synthetic
@@ -42,7 +43,7 @@ def code(source, metadata=None) -> dict:
 
 
 def extract(data: bytes) -> str:
-    return notebook.extract_code(data, "attention.ipynb").decode()
+    return notebook.extract_code(data, "attention.ipynb", CONTENT.functions).decode()
 
 
 # -- which cells are the student's code ----------------------------------------------------------
@@ -149,7 +150,7 @@ HOSTILE = {
 def test_a_broken_notebook_is_one_line_naming_the_file_and_the_problem(case):
     data, message = HOSTILE[case]
     with pytest.raises(QkvError) as e:
-        notebook.extract_code(data, "/somewhere/bob.ipynb")
+        notebook.extract_code(data, "/somewhere/bob.ipynb", CONTENT.functions)
     text = str(e.value)
     assert text.startswith("bob.ipynb: ") and message in text and "\n" not in text and "/somewhere" not in text
 
@@ -161,7 +162,7 @@ def test_a_50mb_output_is_read_over_and_the_code_taken(tmp_path, course, filled)
                            "data": {"image/png": "A" * (50 * 1024 * 1024), "text/plain": "<Figure>"}}]
     path = tmp_path / "attention.ipynb"
     path.write_text(json.dumps(nb))
-    files = read_code(course, path)
+    files = read_code(course, ASSIGNMENT, path)
     assert b"def softmax(" in files["attention.py"] and len(files["attention.py"]) < 20_000
 
 
@@ -170,14 +171,14 @@ def test_a_notebook_above_its_own_limit_is_refused(tmp_path, course, filled):
     path = tmp_path / "attention.ipynb"
     path.write_text(filled)
     with pytest.raises(QkvError, match="larger than the 8192-byte limit"):
-        read_code(small, path)
+        read_code(small, ASSIGNMENT, path)
 
 
 def test_solution_cells_holding_more_code_than_a_submission_may_are_refused(tmp_path, course):
     path = tmp_path / "attention.ipynb"
     path.write_bytes(with_cells([code("def softmax(S):\n" + "    x = 1\n" * 400_000, {"nbgrader": {"solution": True}})]))
     with pytest.raises(QkvError, match="solution cells hold .* more than the 2097152-byte limit"):
-        read_code(course, path)
+        read_code(course, ASSIGNMENT, path)
 
 
 # -- the quiz answers cell -----------------------------------------------------------------------
@@ -223,7 +224,7 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     subs, out = tmp / "subs", tmp / "out"
     master = quiz.load_quiz(course, assignment)
     key = quiz_render.answer_key(master, quiz.variant(master, course, assignment, "alice", ref), "alice")
-    axis0 = mistakes.by_id("softmax_axis0").mutant_source(reference_source)
+    axis0 = CATALOGUE.by_id("softmax_axis0").mutant_source(reference_source)
     notebooks = {
         "alice/attention.ipynb": synthetic.notebook_submission(released, reference_source, key),
         "bob.ipynb": synthetic.notebook_submission(released, axis0),
@@ -318,6 +319,6 @@ def test_quiz_show_writes_the_student_notebook_with_their_own_copy(tmp_path, cap
         assert main(["quiz", "show", "--student", student, "--course", str(course.root)]) == 0
         terminal = capsys.readouterr().out
         assert "plus-weight-two" in terminal and terminal.strip() in copies[student]
-        extracted = notebook.extract_code(out.read_bytes(), out)  # still a gradable notebook
+        extracted = notebook.extract_code(out.read_bytes(), out, CONTENT.functions)  # still a gradable notebook
         assert b"def softmax(S):" in extracted
     assert copies["alice"] != copies["bob"]

@@ -9,6 +9,7 @@ from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
 from autograder import release
 from autograder.notebook import read as notebook
+from course_content import CONTENT
 from autograder.notebook import build as notebook_build
 from autograder.grading import synthetic
 from autograder.errors import QkvError
@@ -86,7 +87,7 @@ STORY = "# Title\n\n<!-- qkv: setup -->\n" + "".join(f"<!-- qkv: function {f} --
     (STORY + "<!-- qkv: plot -->\n", "line 9: unknown directive 'plot'"),
     (STORY + "<!-- qkv: function softmax -->\n", "line 9: 'function softmax' appears twice"),
     (STORY.replace("<!-- qkv: function attend -->\n", ""), "no 'function attend' directive"),
-    (STORY + "<!-- qkv: function mean -->\n", "line 9: solutions/attention.py has no function 'mean'"),
+    (STORY + "<!-- qkv: function mean -->\n", "line 9: solutions/attention/attention.py has no function 'mean'"),
     (STORY.replace("<!-- qkv: setup -->\n", "") + "<!-- qkv: setup -->\n", "must come before the first function"),
     (STORY + "<!-- qkv:heatmap extra words -->\n", "line 9: cannot read the directive"),
     (STORY + "<!-- qkv: quiz -->\n", "a quiz directive, but assignment 'attention' has no quiz"),
@@ -132,7 +133,7 @@ def test_the_notebook_with_the_reference_passes_every_check_and_draws_both_table
     files = release.write(course, assignment, out=tmp_path, bundle=None)
     assert tmp_path / "attention.ipynb" in files
     filled = synthetic.notebook_submission((tmp_path / "attention.ipynb").read_text(), reference_source)
-    assert "raise NotImplementedError" not in notebook.extract_code(filled.encode(), "attention.ipynb").decode()
+    assert "raise NotImplementedError" not in notebook.extract_code(filled.encode(), "attention.ipynb", CONTENT.functions).decode()
     outputs = run(tmp_path, filled)
     assert not [cid for cid, outs in outputs.items() if any(o["output_type"] == "error" for o in outs)]
     for function in FUNCTIONS:

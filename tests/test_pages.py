@@ -11,9 +11,9 @@ import pytest
 from PIL import Image
 
 from autograder.reports import feedback
-from autograder.grading import fixture
+from course_content import fixture
 from autograder.reports import heatmap
-from autograder.grading import mistakes
+from course_content import CATALOGUE
 from autograder.reports import class_report as report
 from autograder.grading import results
 from autograder.reports.pages import feedback_href
@@ -68,7 +68,7 @@ def test_same_results_give_byte_identical_pages(graded, tmp_path_factory, course
     again = tmp_path_factory.mktemp("again")
     shutil.copytree(out / "results", again / "results")
     shutil.copy(out / "run.json", again / "run.json")
-    heatmap._attention_png.cache_clear()  # draw every image afresh
+    heatmap._matrix_png.cache_clear()  # draw every image afresh
     report.write_pages(course, assignment, again, students)
     for page in ["report.html", *(f"feedback/{s}.html" for s in students)]:
         assert (again / page).read_bytes() == (out / page).read_bytes(), page
@@ -120,20 +120,20 @@ def test_feedback_says_why_there_is_no_heatmap(graded):
 
 def test_student_and_reference_heatmaps_are_different_images(ref):
     fx = fixture.build(ref)
-    wrong = mistakes.by_id("softmax_axis0").function(ref)(fx.S)
-    assert heatmap.attention_png(wrong, fx.tokens, fx.tokens, title="Yours") != \
-        heatmap.attention_png(fx.A, fx.tokens, fx.tokens, title="Yours")
+    wrong = CATALOGUE.by_id("softmax_axis0").function(ref, CATALOGUE.functions)(fx.S)
+    assert heatmap.matrix_png(wrong, fx.tokens, fx.tokens, title="Yours") != \
+        heatmap.matrix_png(fx.A, fx.tokens, fx.tokens, title="Yours")
 
 
 def test_heatmap_draws_nan_and_inf_cells_without_failing(ref):
-    png = heatmap.attention_png([[np.nan, 1, 0], [0.2, 0.3, 0.5], [np.inf, 0, 0]], "abc", "abc", title="x")
+    png = heatmap.matrix_png([[np.nan, 1, 0], [0.2, 0.3, 0.5], [np.inf, 0, 0]], "abc", "abc", title="x")
     assert Image.open(io.BytesIO(png)).format == "PNG"
 
 
 def test_axis0_softmax_is_named_with_its_catalogue_message_in_feedback(graded):
     out, _ = graded
     text = "".join(Tags(page_text(out, "bob")).text)
-    assert mistakes.by_id("softmax_axis0").message in text
+    assert CATALOGUE.by_id("softmax_axis0").message in text
     assert "softmax · 5 / 20" in text and "Total: 80 / 120" in text
 
 
@@ -161,7 +161,7 @@ def test_report_counts_misconceptions_by_student_with_message_and_links(graded):
     out, _ = graded
     text = (out / "report.html").read_text(encoding="utf-8")
     assert report.misconceptions(build_results(out)) == [("softmax_axis0", ["bob"])]
-    assert mistakes.by_id("softmax_axis0").message in "".join(Tags(text).text)
+    assert CATALOGUE.by_id("softmax_axis0").message in "".join(Tags(text).text)
     assert 'href="feedback/bob.html"' in text
 
 
@@ -225,9 +225,9 @@ def test_a_corrupt_result_is_one_clear_error(tmp_path, course, assignment, ref):
         report.terminal_summary(course, assignment, tmp_path, students)
 
 
-def test_feedback_render_needs_only_a_result_and_the_fixture(course, assignment, ref):
+def test_feedback_render_needs_only_a_result_and_the_assignments_section(course, assignment, ref, content):
     alice = build(assignment, ref)[0]
-    text = feedback.render(course, assignment, alice, fixture.build(ref))
+    text = feedback.render(course, assignment, alice, content.feedback_section(alice.recorded, course.tolerance))
     assert text.startswith("<!DOCTYPE html>") and "Feedback for alice" in text and "Total: 120 / 120" in text
 
 
@@ -248,8 +248,7 @@ def test_checks_with_hidden_visibility_are_counted_but_not_shown(course, assignm
     import dataclasses
     alice = build(assignment, ref)[0]
     secret = dataclasses.replace(alice.tests[0], name="project: secret check", visibility="hidden")
-    page = feedback.render(course, assignment, dataclasses.replace(alice, tests=(secret, *alice.tests[1:])),
-                           fixture.build(ref))
+    page = feedback.render(course, assignment, dataclasses.replace(alice, tests=(secret, *alice.tests[1:])), None)
     assert "secret check" not in page
     assert "1 more check is hidden by your course." in page
     assert alice.tests[1].name in page

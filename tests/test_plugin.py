@@ -29,10 +29,10 @@ def test_random(expect, rng):
 
 
 @pytest.fixture
-def ctx(ref):
+def ctx(content):
     with Sandbox(parse_course(COURSE).limits) as sandbox:
         course = parse_course(COURSE)
-        yield GradingContext(course, course.assignment("a"), ref, sandbox)
+        yield GradingContext(course, course.assignment("a"), content, sandbox)
 
 
 def submission(tmp_path, name, source):
@@ -42,9 +42,9 @@ def submission(tmp_path, name, source):
 
 
 def test_one_report_per_student_and_test_with_weighted_points(pytester, tmp_path, ctx, reference_source):
-    from autograder.grading import mistakes
+    from course_content import CATALOGUE
     subs = [submission(tmp_path, "good", reference_source),
-            submission(tmp_path, "axis0", mistakes.by_id("softmax_axis0").mutant_source(reference_source))]
+            submission(tmp_path, "axis0", CATALOGUE.by_id("softmax_axis0").mutant_source(reference_source))]
     got = {}
     pytester.makepyfile(test_softmax=SUITE)
     result = pytester.runpytest("-p", "no:cacheprovider", plugins=[SuitePlugin(ctx, subs, lambda r: got.update({r.student: r}))])

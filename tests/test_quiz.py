@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from autograder import release
-from autograder.grading import fixture
+from course_content import CONTENT, fixture
 from autograder.quiz import grading as quiz
 from autograder.quiz import render as quiz_render
 from autograder.cli import main
@@ -68,7 +68,7 @@ def naive_softmax(row):
 # The master and its variants.
 
 def test_the_course_gives_the_quiz_20_points_over_at_least_12_questions(course, assignment, master):
-    assert assignment.quiz == "solutions/quiz.yaml" and assignment.quiz_points == 20
+    assert assignment.quiz == "solutions/attention/quiz.yaml" and assignment.quiz_points == 20
     assert len(master.questions) >= 12
     assert {q.kind for q in master.questions} == {"single", "multiple", "truefalse", "numeric", "vector", "matrix"}
 
@@ -331,7 +331,7 @@ def test_numbers_written_with_an_exponent_are_numbers(tmp_path, course, assignme
     (lambda d: d["questions"][13].update(answer={"fixture": "A"}),
      "questions[13].answer: a vector question needs a list of numbers, got one of shape (3, 3)"),
     (lambda d: d["questions"][13].update(answer={"fixture": "A", "row": "minus"}),
-     "questions[13].answer.row: expected one of two, plus, three, got 'minus'"),
+     "questions[13].answer.row: 'minus' is not one of two, plus, three"),
     (lambda d: d["questions"][15]["traps"][0].update(answer=[0.45, 0.1]),
      "questions[15].traps[0].answer: expected a list of 3 numbers, got a list of 2"),
     (lambda d: d.update(questions=[]), "questions: needs at least one question"),
@@ -340,7 +340,7 @@ def test_a_bad_master_is_one_line_naming_the_path_and_value(raw_master, change, 
     data = copy.deepcopy(raw_master)
     change(data)
     with pytest.raises(QkvError) as err:
-        quiz.parse_quiz(data, name="solutions/quiz.yaml")
+        quiz.parse_quiz(data, name="solutions/quiz.yaml", content=CONTENT)
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
@@ -348,7 +348,7 @@ def test_question_weights_set_each_share_of_the_quiz_points(course, assignment, 
     data = copy.deepcopy(raw_master)
     data["questions"] = data["questions"][:3]
     data["questions"][0]["points"] = 2  # weights 2, 1, 1 of 20 points
-    shares = [p.max_score for p in quiz.variant(quiz.parse_quiz(data), course, assignment, "alice", ref)]
+    shares = [p.max_score for p in quiz.variant(quiz.parse_quiz(data, content=CONTENT), course, assignment, "alice", ref)]
     assert shares == pytest.approx([10, 5, 5])
 
 
@@ -437,7 +437,7 @@ def test_quiz_commands_fail_with_one_line_and_exit_2(capsys, course, argv, messa
 
 
 def test_an_assignment_without_a_quiz_says_so(tmp_path, capsys, course):
-    text = (course.root / "course.yaml").read_text().replace("    quiz: solutions/quiz.yaml\n", "")
+    text = (course.root / "course.yaml").read_text().replace("    quiz: solutions/attention/quiz.yaml\n", "")
     text = text.replace("    quiz_points: 20\n", "").replace("source: solutions/", f"source: {course.root}/solutions/")
     (tmp_path / "course.yaml").write_text(text)
     code, _, err = run(capsys, "quiz", "show", "--student", "alice", "--course", str(tmp_path))

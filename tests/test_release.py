@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from autograder import release
+from course_content import CONTENT
 from autograder.cli import main
 from autograder.errors import QkvError
 
@@ -21,8 +22,8 @@ def test_steps_run_in_this_order():
 
 def test_committed_exercises_are_exactly_what_release_produces(course, assignment):
     files = release.build(course, assignment)
-    on_disk = {p.relative_to(ROOT / "exercises").as_posix(): p.read_text()
-               for p in (ROOT / "exercises").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    on_disk = {p.relative_to(ROOT / "exercises" / "attention").as_posix(): p.read_text()
+               for p in (ROOT / "exercises" / "attention").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert on_disk == files, "run `qkv release` and commit exercises/"
 
 
@@ -37,7 +38,7 @@ def test_bundle_holds_no_suite_and_no_reference_body(tmp_path, course, assignmen
     release.write(course, assignment, out=tmp_path / "ex", bundle=bundle)
     names = zipfile.ZipFile(bundle).namelist()
     assert "attention/attention.py" in names and "attention/test_attention.py" in names
-    suites = {p.name for p in release.SUITES_DIR.glob("test_*.py")}
+    suites = {p.name for p in CONTENT.suites_dir.glob("test_*.py")}
     assert suites and not suites & {Path(n).name for n in names if n != "attention/test_attention.py"}
     body_lines = {"return Q @ K.T  # (n_q, n_k)", "e = np.exp(shifted)  # same shape, in (0, 1]", "return A @ V  # (n_q, d_v)"}
     assert body_lines <= set(line.strip() for line in reference_source.splitlines())

@@ -19,7 +19,7 @@ def sb():
 
 
 def session(sb, source: str):
-    return sb.open({"attention.py": source.encode()})
+    return sb.open({"attention.py": source.encode()}, entry="attention.py")
 
 
 def test_values_cross_as_plain_float64_arrays(sb):

@@ -12,10 +12,9 @@ from typing import Literal, Optional
 
 import yaml
 
+from autograder.course.layout import COURSE_FILE, SCHEMA_FILE  # noqa: F401 - re-exported
 from autograder.errors import QkvError, did_you_mean
 
-COURSE_FILE = "course.yaml"
-SCHEMA_FILE = "course.schema.json"
 MAX_CONFIG_BYTES = 1_000_000
 
 Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
@@ -60,7 +59,7 @@ class Tolerance:
 class Part:
     """One graded function of an assignment: a column of the gradebook."""
 
-    id: str = _f("gradebook column and suite name (autograder/suites/test_<id>.py)")
+    id: str = _f("gradebook column and suite name (suites/test_<id>.py beside the reference)")
     function: str = _f("name of the student function this part grades")
     points: float = _f("points for the whole part, shared among its checks by weight", minimum=0)
 
@@ -69,16 +68,18 @@ class Part:
 class Assignment:
     """One assignment: a reference solution, its graded parts, and where students find it."""
 
-    id: str = _f("short id used on the command line, e.g. attention")
+    id: str = _f("short id used on the command line and in folder names")
     title: str = _f("human-readable title")
-    source: str = _f("the instructor master with solution markers, relative to course.yaml")
+    source: str = _f("the instructor master with solution markers, relative to course.yaml; its folder holds "
+                     "the rest of the assignment (content.py, suites/, README.md) and students hand in a file "
+                     "of the same name")
     parts: tuple[Part, ...] = _f("graded parts, in gradebook order")
     deadline: Optional[str] = _f("due date, ISO 8601 (e.g. 2026-12-15T23:59:00+00:00)", None)
     random_cases: int = _f("seeded random cases per randomised check", 3, minimum=1)
     quiz: Optional[str] = _f("quiz master relative to course.yaml (answers included)", None)
     quiz_points: float = _f("points for the whole quiz", 0, minimum=0)
     notebook: Optional[str] = _f("the notebook's story (markdown with qkv directives) relative to course.yaml; "
-                                 "release then writes attention.ipynb too", None)
+                                 "release then writes the notebook too", None)
 
     def part(self, part_id: str) -> Part:
         for p in self.parts:

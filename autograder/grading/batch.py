@@ -7,8 +7,6 @@ whose results exist (unless force), so a killed batch completes to the same grad
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import multiprocessing
 import multiprocessing.util
@@ -24,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from autograder import __version__
-from autograder.grading import reference
-from autograder.reports import class_report as report
+from autograder.content import loader
 from autograder.grading import results
+from autograder.course import layout
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grading.suite_runner import GradingContext, run_suites
@@ -50,21 +48,23 @@ class Summary:
     isolation: str = ""
     weak_sandbox: list[str] = field(default_factory=list)  # layers missing, accepted by the grader
     seconds: float = 0.0
+    briefs: list = field(default_factory=list)  # one class_report.Brief per student, for the summary
 
 
-def extra_tests_for(course: Course, assignment: Assignment, ref):
+def extra_tests_for(course: Course, assignment: Assignment, content):
     """Tests graded outside the suites for each submission (the quiz), or None."""
     if not assignment.quiz:
         return None
     from autograder.quiz import grading as quiz  # noqa: PLC0415 - only assignments with a quiz need it
     master = quiz.load_quiz(course, assignment)
-    return lambda sub: quiz.grade_answers(course, assignment, sub.student, answers_source(course, sub), ref,
-                                          master=master)
+    return lambda sub: quiz.grade_answers(course, assignment, sub.student, answers_source(course, sub),
+                                          content.reference, master=master)
 
 
-def make_context(course: Course, assignment: Assignment, ref, sandbox: Sandbox) -> GradingContext:
+def make_context(course: Course, assignment: Assignment, sandbox: Sandbox) -> GradingContext:
     """The trusted state one grading process keeps for all its chunks."""
-    return GradingContext(course, assignment, ref, sandbox, extra_tests_for(course, assignment, ref))
+    content = loader.load(course, assignment)
+    return GradingContext(course, assignment, content, sandbox, extra_tests_for(course, assignment, content))
 
 
 def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tuple[list[str], list[str]]:
@@ -90,11 +90,10 @@ def _init_worker(course: Course, assignment_id: str, parent: int) -> None:
     isolation.die_with_parent(signal.SIGKILL, parent=parent)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     assignment = course.assignment(assignment_id)
-    ref = reference.load(course.path(assignment.source))
     sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot of this machine until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
-    _worker["ctx"] = make_context(course, assignment, ref, sandbox)
+    _worker["ctx"] = make_context(course, assignment, sandbox)
 
 
 def _grade_in_worker(chunk: list[Submission], out: Path):
@@ -104,9 +103,8 @@ def _grade_in_worker(chunk: list[Submission], out: Path):
 def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int):
     """Yield (students done, errors) per chunk as grading processes finish them."""
     if jobs <= 1:
-        ref = reference.load(course.path(assignment.source))
         with Sandbox(course.limits, packages=course.packages) as sandbox:
-            ctx = make_context(course, assignment, ref, sandbox)
+            ctx = make_context(course, assignment, sandbox)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out)
         return
@@ -131,22 +129,6 @@ def _already_graded(out: Path, student: str) -> bool:
 def _chunks(todo: list[Submission], jobs: int) -> list[list[Submission]]:
     size = max(1, min(CHUNK, -(-len(todo) // (jobs * 4))))
     return [todo[i:i + size] for i in range(0, len(todo), size)]
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".")
-
-
-def gradebook_text(assignment: Assignment, out: Path, students: list[str]) -> str:
-    """gradebook.csv: one row per student, sorted, one column per part (and quiz), no timestamps."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    columns = [p.id for p in assignment.parts] + (["quiz"] if assignment.quiz else [])
-    writer.writerow(["student", *columns, "total", "status"])
-    for student in sorted(students):
-        r = results.read(results.path_for(out, student))
-        writer.writerow([student, *(_fmt(r.part_score(c)) for c in columns), _fmt(r.total), r.status])
-    return buf.getvalue()
 
 
 def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
@@ -181,7 +163,7 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     if found.missing and not weak_sandbox and executor is None:
         raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
                        "Grade on a machine that has them, or pass --weak-sandbox to accept it")
-    subs, skipped = discover(Path(submissions), a.id)
+    subs, skipped = discover(Path(submissions), layout.submission_files(a), a.id)
     summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=found.describe(),
                       weak_sandbox=found.missing if executor is None else [])
     todo = [s for s in subs if force or not _already_graded(out, s.student)]
@@ -209,9 +191,8 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     missing = [s for s in summary.students if not results.path_for(out, s).is_file()]
     if missing:
         raise QkvError(f"{len(missing)} submissions got no result (first: {missing[0]}); rerun to complete the batch")
-    atomic_write(out / "gradebook.csv", gradebook_text(a, out, summary.students))
     summary.seconds = time.monotonic() - started
-    atomic_write(out / "run.json", json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
-    if pages:
-        report.write_pages(course, a, out, summary.students)
+    atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
+    from autograder.reports import outputs  # noqa: PLC0415 - pages need matplotlib: load it only now
+    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages)
     return summary

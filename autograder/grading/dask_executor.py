@@ -2,7 +2,7 @@
 
 The client (the machine running `qkv grade`) discovers and reads the submissions, ships each chunk's
 file contents with its task, and writes every result it gets back with `results.write`, so no
-filesystem is shared. Each Dask worker process builds one grading context (the reference, a sandbox
+filesystem is shared. Each Dask worker process builds one grading context (the assignment's content, a sandbox
 with its own slot, the extra tests) when the grading plugin is registered, keeps it on the worker
 for every chunk of the run, and tears it down when the run ends.
 
@@ -10,18 +10,20 @@ Workers must be trusted machines with this same version of qkv-kit installed, ru
 the full sandbox, one thread each (`dask worker ADDRESS --nworkers N --nthreads 1`): a worker grades
 one chunk at a time, so extra threads only wait. Student code runs in the worker's sandbox as it
 does locally; what crosses the network between client and workers is trusted data (Dask pickles
-it), including the reference, so use a TLS scheduler address off a private network.
+it), including the reference and the hidden suites, so use a TLS scheduler address off a private network.
 """
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
+import tempfile
 import threading
 import uuid
 from pathlib import Path
 
 from autograder import __version__
-from autograder.grading import reference
+from autograder.content import loader
 from autograder.grading import results
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
@@ -42,10 +44,10 @@ CONNECT_TIMEOUT_S = 10.0
 class GradingPlugin(WorkerPlugin):
     """Built on the client, set up in every worker process: one grading context per worker."""
 
-    def __init__(self, course: Course, assignment: Assignment, reference_source: str):
+    def __init__(self, course: Course, assignment: Assignment, files: dict[str, bytes]):
         self.course = course
         self.assignment_id = assignment.id
-        self.reference_source = reference_source
+        self.files = files  # the assignment's content folder and quiz (loader.snapshot)
         self.version = __version__
         self.name = f"qkv-grading-{uuid.uuid4().hex[:12]}"
 
@@ -57,9 +59,11 @@ class GradingPlugin(WorkerPlugin):
         if self.version != __version__:
             raise RuntimeError(f"this worker has qkv-kit {__version__}, the client {self.version}")
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
-        assignment = self.course.assignment(self.assignment_id)
-        ref = reference.from_source(self.reference_source, where=f"reference of '{assignment.id}'")
-        self.ctx = make_context(self.course, assignment, ref, Sandbox(self.course.limits, packages=self.course.packages))  # claims a slot
+        self.folder = tempfile.TemporaryDirectory(prefix="qkv-course-")
+        loader.unpack(self.files, Path(self.folder.name))
+        course = dataclasses.replace(self.course, root=Path(self.folder.name))
+        self.ctx = make_context(course, course.assignment(self.assignment_id),
+                                Sandbox(course.limits, packages=course.packages))  # claims a slot
         self.isolation = self.ctx.sandbox.layers.describe()
         self.lock = threading.Lock()  # one sandbox serves one submission at a time
 
@@ -67,6 +71,9 @@ class GradingPlugin(WorkerPlugin):
         ctx = getattr(self, "ctx", None)
         if ctx is not None:
             ctx.sandbox.close()  # and frees its slot
+        folder = getattr(self, "folder", None)
+        if folder is not None:
+            folder.cleanup()
 
     def grade(self, chunk: list[Submission]) -> tuple[list[dict], list[str]]:
         got: list[dict] = []
@@ -116,18 +123,17 @@ class DaskExecutor:
         """Yield (students done, errors) per chunk as workers finish them."""
         if not chunks:  # everyone was graded before: no need for a cluster
             return
-        path = course.path(assignment.source)
-        reference.load(path)  # a broken reference fails here, once, rather than on every worker
-        source = path.read_text(encoding="utf-8")
+        content = loader.load(course, assignment)
+        content.reference  # a broken reference fails here, once, rather than on every worker
         client = self._connect()
-        plugin = GradingPlugin(course, assignment, source)
+        plugin = GradingPlugin(course, assignment, loader.snapshot(course, assignment))
         try:
             try:
                 client.register_plugin(plugin, name=plugin.name)
             except Exception as e:  # raised on a worker: a missing package, another version, no sandbox
                 raise QkvError(f"a Dask worker could not set up grading: {type(e).__name__}: {e}") from None
             self.isolation = "; ".join(sorted(set(client.run(_worker_isolation, plugin.name).values())))
-            yield from self._run(client, plugin.name, course, chunks, out)
+            yield from self._run(client, plugin.name, course, assignment, chunks, out)
         finally:
             try:
                 client.unregister_worker_plugin(plugin.name)
@@ -135,7 +141,7 @@ class DaskExecutor:
                 pass
             client.close()
 
-    def _run(self, client, plugin_name: str, course: Course, chunks, out: Path):
+    def _run(self, client, plugin_name: str, course: Course, assignment: Assignment, chunks, out: Path):
         pending = iter(chunks)
         running = distributed.as_completed(loop=client.loop)
 
@@ -146,7 +152,7 @@ class DaskExecutor:
                 if chunk is None:
                     return
                 # Read here, on the client: workers see no shared disk.
-                running.add(client.submit(_grade_on_worker, plugin_name, [with_files(course, s) for s in chunk],
+                running.add(client.submit(_grade_on_worker, plugin_name, [with_files(course, assignment, s) for s in chunk],
                                           pure=False))
 
         fill()

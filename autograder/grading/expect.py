@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.grading import mistakes
 from autograder.public.compare import problem
-from autograder.public.checks import TUPLE_NAMES
 
 
 class CheckFailed(AssertionError):
@@ -39,12 +37,13 @@ _OUTCOME_OF_KIND = {"raised": "raised", "not_implemented": "not_implemented", "m
 class Expect:
     """Compare one student's functions with the reference, within the course's tolerances."""
 
-    def __init__(self, call, reference, *, rtol: float, atol: float, show_inputs: bool):
+    def __init__(self, call, content, *, rtol: float, atol: float, show_inputs: bool, recorded: dict):
         self._call = call  # call(function, args) -> sandbox.CallResult
-        self.reference = reference
+        self.content = content
+        self.reference = content.reference
         self.rtol, self.atol = rtol, atol
         self.show_inputs = show_inputs
-        self.notes: dict = {}
+        self.recorded = recorded  # what the suites record for the feedback page, by name
         self.last_value = None  # what the student's last call returned, kept even when a check fails
 
     def call(self, function: str, *args):
@@ -73,17 +72,22 @@ class Expect:
         """
         value, changed = self.call(function, *args)
         expected = getattr(self.reference, function)(*[np.array(a, dtype=np.float64) for a in args])
-        tolerances = {"rtol": self.rtol, "atol": self.atol, "names": TUPLE_NAMES.get(function)}
+        catalogue = self.content.catalogue
+        tolerances = {"rtol": self.rtol, "atol": self.atol, "names": self.content.tuple_names.get(function)}
         msg = problem(value, expected, **tolerances)
         if msg:  # only now is it worth asking which known mistake this is
             msg = problem(value, expected, **tolerances, reveal=not hidden,
-                          variants=mistakes.variants(self.reference, function, args))
-            mistake = next((m.id for m in mistakes.for_part(function) if m.message == msg), None)
+                          variants=catalogue.variants(self.reference, function, args))
+            mistake = next((m.id for m in catalogue.for_part(function) if m.message == msg), None)
             self._fail(msg, mistake, args, hidden)
         if check_inputs and any(changed):
-            mistake = next((m.id for m in mistakes.for_part(function) if m.mutates_input), None)
-            self._fail(mistakes.mutation_message(function), mistake, args, hidden)
+            mistake = next((m.id for m in catalogue.for_part(function) if m.mutates_input), None)
+            self._fail(catalogue.mutation_message(function), mistake, args, hidden)
         return value
+
+    def record(self, name: str, value) -> None:
+        """Keep a plain JSON value (lists, numbers, None) for the feedback page under `name`."""
+        self.recorded[name] = value
 
     def holds(self, condition: bool, message: str, mistake: str | None = None) -> None:
         """Fail with `message` unless a required property holds."""

@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course import layout
+
 # What a check came to. PrairieLearn-style: tell the student which one it was.
 OUTCOMES = {
     "passed": "passed",
@@ -28,7 +30,7 @@ OUTCOMES = {
 
 @dataclass(frozen=True)
 class TestResult:
-    name: str  # "softmax: the 'two plus three' scores"
+    name: str  # "<part>: <what the check checks>"
     part: str  # part id from course.yaml, or "quiz"
     score: float
     max_score: float
@@ -60,7 +62,7 @@ class StudentResult:
     columns: tuple[str, ...]  # gradebook columns in order: the parts, then "quiz" when there is one
     status: str = "graded"  # "graded", or one line on why nothing could be graded
     output: str = ""  # the submission's own stdout/stderr, capped
-    fixture_attention: list | None = None  # the student's A on "two plus three", for the feedback page
+    recorded: dict = field(default_factory=dict)  # plain values the suites recorded for the feedback page
     extra: dict = field(default_factory=dict)
 
     # Sums are rounded to 6 decimals: a part of 20 points shared by 7 checks must add up to 20.
@@ -91,16 +93,16 @@ class StudentResult:
             "tests": [t.to_json() for t in self.tests],
             "extra_data": {"student": self.student, "status": self.status, "columns": list(self.columns),
                            "parts": {c: self.part_score(c) for c in self.columns},
-                           "submission_output": self.output, "fixture_attention": _finite_or_none(self.fixture_attention),
+                           "submission_output": self.output, "recorded": {k: _finite_or_none(v) for k, v in self.recorded.items()},
                            **self.extra},
         }
 
     @classmethod
     def from_json(cls, d: dict) -> "StudentResult":
         extra = dict(d["extra_data"])
-        known = ("student", "status", "columns", "parts", "submission_output", "fixture_attention")
+        known = ("student", "status", "columns", "parts", "submission_output", "recorded")
         return cls(extra["student"], tuple(TestResult.from_json(t) for t in d["tests"]), tuple(extra["columns"]),
-                   extra["status"], extra.get("submission_output", ""), extra.get("fixture_attention"),
+                   extra["status"], extra.get("submission_output", ""), dict(extra.get("recorded") or {}),
                    {k: v for k, v in extra.items() if k not in known})
 
 
@@ -145,7 +147,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     os.replace(tmp, path)  # atomic: readers and reruns see the old file or the whole new one
 
 
-RESULTS_DIR = "results"
+RESULTS_DIR = layout.RESULTS_DIR
 
 
 def path_for(out: Path, student: str) -> Path:

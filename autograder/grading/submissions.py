@@ -10,15 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from autograder.content import loader
 from autograder.sandbox import wire
-from autograder.course.config import Course
+from autograder.course import layout
+from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 
-CODE_FILE = "attention.py"
-NOTEBOOK_FILE = "attention.ipynb"
-ANSWERS_FILE = "answers.yaml"
-TIMESTAMP_FILE = "timestamp.txt"
-NBGRADER_SUBMITTED = "submitted"
 # Letters (any script), digits and . _ - @ +, not starting with a dot: safe as a file name and a CSV cell.
 # Always used with fullmatch: `$` would accept a trailing newline.
 STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
@@ -29,7 +26,7 @@ class Submission:
     """One student's work: a folder (or a single file) named by the student id."""
 
     student: str
-    code: Path | None  # attention.py or attention.ipynb
+    code: Path | None  # the student's .py file or notebook
     answers: object = None  # answers.yaml (a Path), or quiz_answers.Answers once read ahead
     problem: str = ""  # why the submission cannot be graded at all, if it cannot
     files: dict[str, bytes] | None = None  # the code as read_code gives it, when read ahead (`with_files`)
@@ -67,7 +64,7 @@ def _read_bytes(path: Path, limit: int) -> bytes:
     with os.fdopen(fd, "rb") as f:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise QkvError(f"{path}: is a folder; give the attention.py inside it")
+            raise QkvError(f"{path}: is a folder; give the file inside it")
         if not stat.S_ISREG(info.st_mode):
             raise QkvError(f"{path}: {not_regular(path)}, not a regular file; only regular files are read")
         if info.st_size > limit:
@@ -85,29 +82,31 @@ def is_notebook(path: Path | None) -> bool:
     return path is not None and Path(path).suffix == ".ipynb"
 
 
-def read_code(course: Course, path: Path) -> dict[str, bytes]:
-    """The files a worker gets for one submission: {'attention.py': source bytes} (and, for a
+def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, bytes]:
+    """The files a worker gets for one submission: {'<module>.py': source bytes} (and, for a
     notebook, the map from lines of that code back to its cells).
 
     A notebook may be as large as limits.max_notebook_kb (outputs and images included); the code
-    taken from its solution cells must fit limits.max_submission_kb, like an attention.py.
+    taken from its solution cells must fit limits.max_submission_kb, like a .py file.
     """
+    entry = layout.code_file(assignment)
     path = Path(path)
     limit = course.limits.max_submission_kb * 1024
     if is_notebook(path):
         from autograder.notebook import read as notebook  # noqa: PLC0415 - only notebook submissions need it
-        data, starts = notebook.extract(_read_bytes(path, course.limits.max_notebook_kb * 1024), path)
+        functions = loader.load(course, assignment).functions
+        data, starts = notebook.extract(_read_bytes(path, course.limits.max_notebook_kb * 1024), path, functions)
         if len(data) > limit:
             raise QkvError(f"{path}: its solution cells hold {len(data)} bytes of code, "
                            f"more than the {limit}-byte limit")
-        # The worker names lines by cell with this map ("cell 7 (softmax), line 3"), as the student sees them.
-        return {CODE_FILE: data, wire.CELL_MAP_FILE: json.dumps(starts).encode()}
+        # The worker names lines by cell with this map ("cell 7 (score), line 3"), as the student sees them.
+        return {entry: data, wire.CELL_MAP_FILE: json.dumps(starts).encode()}
     data = _read_bytes(path, limit)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise QkvError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
-    return {CODE_FILE: data}
+    return {entry: data}
 
 
 def answers_source(course: Course, sub: "Submission"):
@@ -126,7 +125,7 @@ def answers_source(course: Course, sub: "Submission"):
     return notebook.answers(data, sub.code)
 
 
-def with_files(course: Course, sub: Submission) -> Submission:
+def with_files(course: Course, assignment: Assignment, sub: Submission) -> Submission:
     """The submission with its code and quiz answers read into memory, for a grader that cannot see this disk.
 
     Reading is the caller's side: the size limit and the encoding checks of read_code apply here,
@@ -138,7 +137,7 @@ def with_files(course: Course, sub: Submission) -> Submission:
     if sub.problem or sub.files is not None or sub.code is None:
         return dataclasses.replace(sub, answers=answers)
     try:
-        return dataclasses.replace(sub, files=read_code(course, sub.code), answers=answers)
+        return dataclasses.replace(sub, files=read_code(course, assignment, sub.code), answers=answers)
     except QkvError as e:
         return dataclasses.replace(sub, problem=str(e), answers=answers)
 
@@ -147,7 +146,7 @@ def read_timestamp(folder: Path) -> datetime | None:
     """When the submission was handed in: timestamp.txt (ISO 8601, or nbgrader's
     '2026-12-15 23:59:00.000000 UTC'); None when there is none or it cannot be read."""
     try:
-        text = _read_bytes(Path(folder) / TIMESTAMP_FILE, 200).decode("utf-8").strip()
+        text = _read_bytes(Path(folder) / layout.TIMESTAMP_FILE, 200).decode("utf-8").strip()
     except (QkvError, UnicodeDecodeError):
         return None
     if text.endswith(" UTC"):
@@ -159,31 +158,34 @@ def read_timestamp(folder: Path) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
-def _from_folder(folder: Path, assignment: str | None = None) -> Submission:
+def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = None) -> Submission:
     """A student folder; its files are looked at without following links (the quiz reader refuses a
     linked answers.yaml itself, with its own line). nbgrader's <student>/<assignment>/ is read as it is."""
     student = folder.name
     inner = folder / assignment if assignment else None
     if inner is not None and not_regular(inner) == "a folder":
         folder = inner
-    code = next((folder / n for n in (CODE_FILE, NOTEBOOK_FILE) if os.path.lexists(folder / n)), None)
-    answers = folder / ANSWERS_FILE if os.path.lexists(folder / ANSWERS_FILE) else None
-    problem = "" if code else f"no {CODE_FILE} or {NOTEBOOK_FILE} in the folder"
+    code = next((folder / n for n in names if os.path.lexists(folder / n)), None)
+    answers = folder / layout.ANSWERS_FILE if os.path.lexists(folder / layout.ANSWERS_FILE) else None
+    problem = "" if code else f"no {' or '.join(names)} in the folder"
     if code and not_regular(code):
         problem = f"{code.name} is {not_regular(code)}, not a regular file; only regular files are read"
     return Submission(student, code, answers, problem)
 
 
-def discover(root: Path, assignment: str | None = None) -> tuple[list[Submission], list[str]]:
+def discover(root: Path, names: tuple[str, ...], assignment: str | None = None) -> tuple[list[Submission], list[str]]:
     """Every submission under root, sorted by student id, and one line per entry that was skipped.
 
-    With `assignment`, nbgrader's layout is read too: a course folder's submitted/<student>/<assignment>/.
+    Args:
+        names: the file names a submission's code may have (layout.submission_files).
+        assignment: the assignment's id; with it, nbgrader's layout is read too: a course folder's
+            submitted/<student>/<assignment>/.
     """
     root = Path(root)
     if not root.is_dir():
         raise QkvError(f"{root}: not a folder of submissions")
-    if assignment and (root / NBGRADER_SUBMITTED).is_dir() and (root / "nbgrader_config.py").is_file():
-        root = root / NBGRADER_SUBMITTED
+    if assignment and (root / layout.NBGRADER_SUBMITTED).is_dir() and (root / layout.NBGRADER_CONFIG).is_file():
+        root = root / layout.NBGRADER_SUBMITTED
     found: dict[str, Submission] = {}
     skipped = []
     for entry in sorted(root.iterdir()):
@@ -192,7 +194,7 @@ def discover(root: Path, assignment: str | None = None) -> tuple[list[Submission
             continue
         kind = not_regular(entry)
         if kind == "a folder":
-            sub = _from_folder(entry, assignment)
+            sub = _from_folder(entry, names, assignment)
         elif entry.suffix in (".py", ".ipynb") and not kind:
             sub = Submission(entry.stem, entry, None)
         elif kind not in ("", "a folder"):

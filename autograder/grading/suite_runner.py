@@ -11,22 +11,20 @@ part earns partial credit by the checks it passes.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from _pytest.reports import TestReport
 
-from autograder.grading import cases
-from autograder.grading import fixture
-from autograder.grading import mistakes
+from autograder.grading import seeds
 from autograder.grading.expect import CheckFailed, Expect, StudentProblem
+from autograder.course import layout
 from autograder.errors import QkvError
 from autograder.grading.results import StudentResult, TestResult
 from autograder.sandbox.host import CallResult, Sandbox
-from autograder.grading.submissions import Submission, read_code
+from autograder.grading.submissions import Submission, with_files
 
-SUITES_DIR = Path(__file__).parent / "suites"
 _LOAD_OUTCOME = {"timeout": "timeout", "memory": "memory", "exited": "exited"}
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
                "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise",
@@ -40,12 +38,9 @@ class GradingContext:
 
     course: object
     assignment: object
-    reference: object
+    content: object  # autograder.content.loader.Content: the reference, the catalogue, the example
     sandbox: Sandbox
     extra_tests: object = None  # extra_tests(submission) -> list[TestResult], e.g. the quiz
-
-    def __post_init__(self):
-        self.fixture = fixture.build(self.reference)
 
 
 @dataclass(frozen=True)
@@ -54,7 +49,7 @@ class SuiteTest:
 
     item: object
     part: str
-    name: str  # "softmax: scores near 1000 stay finite"
+    name: str  # "<part>: <what the test checks>"
     max_score: float
 
 
@@ -68,7 +63,7 @@ class _StudentRun:
     load_failure: tuple[str, str] | None = None  # (outcome, message)
     dead_parts: dict = field(default_factory=dict)  # part -> (outcome, message)
     output: list = field(default_factory=list)
-    notes: dict = field(default_factory=dict)
+    recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
 
     def close_session(self) -> None:
         if self.session is not None:
@@ -122,6 +117,9 @@ class SuitePlugin:
         if session.config.option.collectonly:
             return None
         for sub in self.submissions:
+            # Read once, before any test: the code and the quiz answers (a file that changes
+            # while it is graded cannot make two tests see two different submissions).
+            sub = with_files(self.ctx.course, self.ctx.assignment, sub)
             run = _StudentRun(sub, files=sub.files)
             results = [self._run_test(run, test) for test in self.tests]
             self._finish(run, results)
@@ -131,9 +129,10 @@ class SuitePlugin:
         course = self.ctx.course
         provide = {
             "expect": lambda: self._expect(run, test.part),
-            "rng": lambda: cases.rng_for(course.seed, self.ctx.assignment.id, run.sub.student, test.item.originalname),
-            "fx": lambda: self.ctx.fixture,
-            "ref": lambda: self.ctx.reference,
+            "rng": lambda: seeds.rng_for(course.seed, self.ctx.assignment.id, run.sub.student, test.item.originalname),
+            "fx": lambda: self.ctx.content.example,
+            "ref": lambda: self.ctx.content.reference,
+            "cases": lambda: self.ctx.content.cases,
             "n_cases": lambda: self.ctx.assignment.random_cases,
         }
         params = dict(getattr(getattr(test.item, "callspec", None), "params", {}))
@@ -142,11 +141,9 @@ class SuitePlugin:
 
     def _expect(self, run: _StudentRun, part: str) -> Expect:
         course = self.ctx.course
-        exp = Expect(lambda fn, args: self._call(run, part, fn, args), self.ctx.reference,
-                     rtol=course.tolerance.rtol, atol=course.tolerance.atol,
-                     show_inputs=course.feedback.show_case_inputs)
-        exp.notes = run.notes
-        return exp
+        return Expect(lambda fn, args: self._call(run, part, fn, args), self.ctx.content,
+                      rtol=course.tolerance.rtol, atol=course.tolerance.atol,
+                      show_inputs=course.feedback.show_case_inputs, recorded=run.recorded)
 
     def _run_test(self, run: _StudentRun, test: SuiteTest) -> TestResult:
         visibility = self.ctx.course.feedback.visibility
@@ -172,13 +169,10 @@ class SuitePlugin:
     # -- calling the student ---------------------------------------------------------------------
 
     def _open(self, run: _StudentRun) -> None:
-        if run.files is None:
-            try:
-                run.files = read_code(self.ctx.course, run.sub.code)
-            except QkvError as e:
-                run.load_failure = ("ungradable", str(e))
-                return
-        run.session = self.ctx.sandbox.open(run.files)
+        if run.files is None:  # only a submission with a problem (with_files recorded it) has none
+            run.load_failure = ("ungradable", run.sub.problem or "no code to grade")
+            return
+        run.session = self.ctx.sandbox.open(run.files, entry=layout.code_file(self.ctx.assignment))
         load = run.session.load
         if not load.ok:
             run.load_failure = (_LOAD_OUTCOME.get(load.reason, "ungradable"), load.message)
@@ -202,14 +196,15 @@ class SuitePlugin:
         return result
 
     def _chain_hints(self, tests: list[TestResult]) -> list[TestResult]:
-        """A failing attend() whose mistake is unnamed is told which of its callees fail on their own."""
+        """A failing chain function whose mistake is unnamed is told which of its callees fail on their own."""
+        catalogue = self.ctx.content.catalogue
         function_of = {p.id: p.function for p in self.ctx.assignment.parts}
-        failing = sorted({function_of[t.part] for t in tests if t.outcome != "passed"} - {mistakes.CHAIN},
+        failing = sorted({function_of[t.part] for t in tests if t.outcome != "passed"} - {catalogue.chain},
                          key=list(function_of.values()).index)
-        hint = mistakes.chain_hint(failing)
+        hint = catalogue.chain_hint(failing)
         return [dataclasses.replace(t, output=t.output + hint)
-                if hint and function_of[t.part] == mistakes.CHAIN and t.outcome == "failed" and not t.mistake else t
-                for t in tests]
+                if hint and function_of[t.part] == catalogue.chain and t.outcome == "failed" and not t.mistake
+                else t for t in tests]
 
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> None:
         run.close_session()
@@ -222,17 +217,7 @@ class SuitePlugin:
         status = f"ungradable: {run.load_failure[1]}" if run.load_failure else "graded"
         self.on_result(StudentResult(run.sub.student, tuple(tests), tuple(columns), status,
                                      "\n".join(run.output)[: self.ctx.course.limits.max_output_kb * 1024],
-                                     run.notes.get("fixture_attention")))
-
-
-def suite_files(assignment) -> list[str]:
-    files = []
-    for part in assignment.parts:
-        suite = SUITES_DIR / f"test_{part.id}.py"
-        if not suite.is_file():
-            raise QkvError(f"part '{part.id}': no hidden suite {suite.name} in autograder/suites")
-        files.append(str(suite))
-    return files
+                                     recorded=run.recorded))
 
 
 def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) -> list[str]:
@@ -243,8 +228,19 @@ def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) ->
     if not submissions:
         return []
     plugin = SuitePlugin(ctx, submissions, on_result)
-    code = pytest.main([*PYTEST_ARGS, "-p", "no:terminal", "--rootdir", str(SUITES_DIR), *suite_files(ctx.assignment)],
+    content = ctx.content
+    code = pytest.main([*PYTEST_ARGS, "-p", "no:terminal", "--rootdir", str(content.suites_dir), *content.suite_files()],
                        plugins=[plugin])
+    _forget_modules_under(content.suites_dir)
     if code not in (0, 1) or not plugin.tests:
         raise RuntimeError(f"the hidden suites did not run (pytest exit code {int(code)})")
     return plugin.errors
+
+
+def _forget_modules_under(folder) -> None:
+    """Drop the suite modules pytest imported (as test_<part>): another assignment's suites, or a
+    test of this package, may use the same names in this process."""
+    root = str(folder)
+    for name, module in list(sys.modules.items()):
+        if str(getattr(module, "__file__", "") or "").startswith(root):
+            del sys.modules[name]

@@ -2,7 +2,8 @@
 
 The reference must score 100 %, the stubs 0 %, and every catalogued mistake, spliced into the
 reference, must lose points in its own part and be named in its feedback; it may cost nothing in
-the other parts, except in the part that grades the whole chain (attend), which calls the others.
+the other parts, except in the part that grades the whole chain (the content's CHAIN), which calls
+the others.
 """
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.content import loader
+from autograder.course.config import Assignment, Course
 from autograder.grading import batch as grade_mod
-from autograder.grading import mistakes
 from autograder.grading import results
 from autograder.grading import synthetic
-from autograder.course.config import Assignment, Course
 
 
 @dataclass(frozen=True)
@@ -32,15 +33,16 @@ def _code_score(r: results.StudentResult, parts) -> tuple[float, float]:
 
 
 def validate(course: Course, assignment: Assignment, *, jobs: int | None = None, progress: bool = False) -> list[Verdict]:
-    source = course.path(assignment.source).read_text(encoding="utf-8")
+    content = loader.load(course, assignment)
     parts = [p.id for p in assignment.parts]
     function_part = {p.function: p.id for p in assignment.parts}
-    chain = function_part.get("attend")
-    kinds = ["honest_reference", "stub"] + [f"mistake_{m.id}" for m in mistakes.CATALOGUE if m.part in function_part]
+    chain = function_part.get(content.chain)
+    catalogue = [m for m in content.catalogue if m.part in function_part]
+    kinds = ["honest_reference", "stub"] + [f"mistake_{m.id}" for m in catalogue]
     verdicts = []
     with tempfile.TemporaryDirectory(prefix="qkv-validate-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
-        synthetic.write_class(source, subs, kinds=kinds)
+        synthetic.write_class(content, subs, kinds=kinds)
         grade_mod.grade(course, subs, assignment=assignment.id, out=out, jobs=jobs, progress=progress, pages=False,
                         weak_sandbox=True)  # the kit's own mutants, not student code
         read = lambda kind: results.read(results.path_for(out, kind))  # noqa: E731
@@ -49,9 +51,7 @@ def validate(course: Course, assignment: Assignment, *, jobs: int | None = None,
         verdicts.append(Verdict("reference", got == full, f"{got:g} / {full:g}"))
         got, full = _code_score(read("stub"), parts)
         verdicts.append(Verdict("stubs", got == 0, f"{got:g} / {full:g}"))
-        for m in mistakes.CATALOGUE:
-            if m.part not in function_part:
-                continue
+        for m in catalogue:
             r = read(f"mistake_{m.id}")
             part = function_part[m.part]
             lost = r.part_score(part) < r.part_max(part)

@@ -24,7 +24,9 @@ from autograder.grading import results
 from autograder.course.config import Course
 from autograder.errors import QkvError
 from autograder.grading.batch import grade
-from autograder.grading.submissions import ANSWERS_FILE, CODE_FILE, NOTEBOOK_FILE, is_valid_id
+from autograder.content import loader
+from autograder.course import layout
+from autograder.grading.submissions import is_valid_id
 
 ROOT_ENV = "QKV_GRADESCOPE_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -96,8 +98,9 @@ def kit_files(course: Course, course_path: Path, assignment: str) -> dict[str, P
             files[f"{PACKAGE.name}/{path.relative_to(PACKAGE).as_posix()}"] = path
     files[course_path.name] = course_path
     for relative in filter(None, (a.source, a.quiz)):
-        path = _inside(course, relative)
-        files[path.resolve().relative_to(course.root.resolve()).as_posix()] = path
+        _inside(course, relative)
+    for name in loader.snapshot(course, a):
+        files[name] = course.root / name
     return files
 
 
@@ -185,13 +188,17 @@ def _find(folder: Path, name: str) -> Path | None:
     return None
 
 
-def stage_submission(submission: Path, dest: Path) -> None:
-    """Copy the student's files into dest (a submission folder as `qkv grade` expects one)."""
+def stage_submission(submission: Path, dest: Path, names: tuple[str, ...]) -> None:
+    """Copy the student's files into dest (a submission folder as `qkv grade` expects one).
+
+    Args:
+        names: the names the student's code may have (layout.submission_files).
+    """
     dest.mkdir(parents=True)
     if not submission.is_dir():
         return
-    code = _find(submission, CODE_FILE) or _find(submission, NOTEBOOK_FILE)
-    for path in (code, _find(submission, ANSWERS_FILE)):
+    code = next(filter(None, (_find(submission, n) for n in names)), None)
+    for path in (code, _find(submission, layout.ANSWERS_FILE)):
         if path is not None:
             shutil.copyfile(path, dest / path.name)
 
@@ -204,7 +211,7 @@ def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = Fal
     student = student_of(metadata)
     with tempfile.TemporaryDirectory(prefix="qkv-gradescope-") as tmp:
         subs, out = Path(tmp) / "submissions", Path(tmp) / "graded"
-        stage_submission(root / "submission", subs / student)
+        stage_submission(root / "submission", subs / student, layout.submission_files(course.assignment(assignment)))
         summary = grade(course, subs, assignment=assignment, out=out, jobs=1, progress=False, pages=False,
                         weak_sandbox=weak_sandbox)
         data = json.loads(results.path_for(out, student).read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 """What the hidden test cells of an exported nbgrader notebook call: one part's points, from this kit.
 
 nbgrader runs each autograder test cell and, when the cell's last value is a number, gives that many
-points (its "partial credit"). A test cell here calls `part_score("softmax", assignment="attention")`:
+points (its "partial credit"). A test cell here calls `part_score(part, assignment=..., notebook=...)`:
 the first call grades the whole notebook with `qkv grade`'s own machinery (the sandbox, the hidden
 suites, the quiz) in a subprocess, and every call returns one part's points, printing on stdout what
 went wrong (a line on stderr would make nbgrader give the cell zero).
@@ -9,8 +9,8 @@ went wrong (a line on stderr would make nbgrader give the cell zero).
 Which notebook, course and student:
 
 - the notebook is the one being executed, read again from the kernel's folder (nbgrader runs a
-  notebook in its own folder, so `attention.ipynb` is there); its solution cells are taken exactly as
-  `qkv grade` takes them (autograder.notebook);
+  notebook in its own folder, so the assignment's notebook file is there); its solution cells are
+  taken exactly as `qkv grade` takes them (autograder.notebook);
 - the course is `qkv/course.yaml` beside the nbgrader_config.py found in a folder above the notebook,
   which `qkv nbgrader export` wrote;
 - the student id is the folder above the assignment's (nbgrader's `autograded/<student>/<assignment>/`),
@@ -30,7 +30,6 @@ from autograder.grading import results
 from autograder.errors import QkvError
 from autograder.grading.submissions import is_valid_id
 
-NOTEBOOK_FILE = "attention.ipynb"
 KIT_DIR = "qkv"  # beside nbgrader_config.py: the course.yaml and the instructor files grading needs
 NBGRADER_CONFIG = "nbgrader_config.py"
 GRADING_TIMEOUT_S = 600
@@ -57,18 +56,18 @@ def _graded(course_file: str, assignment: str, student: str, notebook: str, dige
     with tempfile.TemporaryDirectory(prefix="qkv-nbgrader-") as tmp:
         folder = Path(tmp) / "submissions" / student
         folder.mkdir(parents=True)
-        shutil.copyfile(notebook, folder / NOTEBOOK_FILE)
+        shutil.copyfile(notebook, folder / Path(notebook).name)
         out = Path(tmp) / "graded"
         proc = subprocess.run([sys.executable, "-m", "autograder.integrations.nbgrader_bridge", course_file, assignment,
                                str(folder.parent), str(out)],
                               capture_output=True, text=True, timeout=GRADING_TIMEOUT_S, stdin=subprocess.DEVNULL)
         if proc.returncode != 0:
             last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-            raise RuntimeError(f"qkv-kit could not grade {NOTEBOOK_FILE}: {last}")
+            raise RuntimeError(f"qkv-kit could not grade {Path(notebook).name}: {last}")
         return results.read(results.path_for(out, student))
 
 
-def part_result(part: str, *, assignment: str, notebook: Path | str = NOTEBOOK_FILE,
+def part_result(part: str, *, assignment: str, notebook: Path | str,
                 course: Path | str | None = None, student: str | None = None) -> results.StudentResult:
     """The whole notebook's StudentResult (graded once per notebook content), checking `part` exists."""
     path = Path(notebook).resolve()
@@ -83,7 +82,7 @@ def part_result(part: str, *, assignment: str, notebook: Path | str = NOTEBOOK_F
     return result
 
 
-def part_score(part: str, *, assignment: str, notebook: Path | str = NOTEBOOK_FILE,
+def part_score(part: str, *, assignment: str, notebook: Path | str,
                course: Path | str | None = None, student: str | None = None) -> float:
     """Points earned in one part (or "quiz"); prints what failed in it, for the student's feedback."""
     result = part_result(part, assignment=assignment, notebook=notebook, course=course, student=student)

@@ -3,7 +3,7 @@
 DIR gets what `nbgrader generate_assignment` and `nbgrader autograde` need:
 
     nbgrader_config.py                    (kept if DIR already has one)
-    source/<assignment>/attention.ipynb   the master notebook: solutions between markers, and after each
+    source/<assignment>/<module>.ipynb    the master notebook: solutions between markers, and after each
                                           function's check a hidden test cell worth the part's points
     source/<assignment>/public_checks.py, compare.py, public_cases.json   what the check cells import
     qkv/course.yaml, qkv/solutions/...    this course (one assignment) and the instructor files the
@@ -23,6 +23,8 @@ import yaml
 from autograder import release
 from autograder.integrations import nbgrader_bridge
 from autograder.notebook import build as notebook_build
+from autograder.content import loader
+from autograder.course import layout
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grading.results import atomic_write
@@ -42,15 +44,16 @@ TEST_CELL = '''\
 # Graded by qkv-kit: {what} ({points:g} points).
 ### BEGIN HIDDEN TESTS
 from autograder.integrations import nbgrader_bridge
-nbgrader_bridge.part_score({part!r}, assignment={assignment!r})
+nbgrader_bridge.part_score({part!r}, assignment={assignment!r}, notebook={notebook!r})
 ### END HIDDEN TESTS
 '''
-PUBLIC_FILES = ("public_checks.py", "compare.py", "public_cases.json")
+PUBLIC_FILES = (layout.PUBLIC_CHECKS_FILE, layout.COMPARE_FILE, layout.CASES_FILE)
 
 
 def test_cell(part: str, points: float, assignment: Assignment, what: str) -> dict:
     """An nbgrader autograder-test cell (grade, locked, points) for one part or the quiz."""
-    source = TEST_CELL.format(what=what, points=points, part=part, assignment=assignment.id)
+    source = TEST_CELL.format(what=what, points=points, part=part, assignment=assignment.id,
+                              notebook=layout.notebook_file(assignment))
     grade_id = f"test_{part}"
     return notebook_build.code_cell(grade_id, source, notebook_build.nbgrader_meta(grade_id, locked=True, points=points))
 
@@ -80,15 +83,11 @@ def _plain(value):
     return value
 
 
-def kit_files(course: Course, assignment: Assignment) -> dict[str, str]:
-    """qkv/course.yaml (this assignment only) and the instructor files it names, under qkv/solutions/."""
-    files, moved = {}, {}
-    for key in ("source", "quiz", "notebook"):
-        relative = getattr(assignment, key)
-        if relative:
-            moved[key] = f"solutions/{Path(relative).name}"
-            files[f"{nbgrader_bridge.KIT_DIR}/{moved[key]}"] = course.path(relative).read_text(encoding="utf-8")
-    data = _plain(dataclasses.replace(course, assignments=(dataclasses.replace(assignment, **moved),)))
+def kit_files(course: Course, assignment: Assignment) -> dict[str, str | bytes]:
+    """qkv/course.yaml (this assignment only) and the assignment's files it names, at the same paths under qkv/."""
+    files: dict[str, str | bytes] = {f"{nbgrader_bridge.KIT_DIR}/{name}": data
+                                     for name, data in loader.snapshot(course, assignment).items()}
+    data = _plain(dataclasses.replace(course, assignments=(assignment,)))
     header = "# The course as `qkv nbgrader export` wrote it: what the hidden test cells grade with.\n"
     files[f"{nbgrader_bridge.KIT_DIR}/course.yaml"] = header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     return files
@@ -100,7 +99,7 @@ def build(course: Course, assignment: Assignment) -> dict[str, str]:
     nb["cells"] = with_tests(nb["cells"], assignment)
     source = f"source/{assignment.id}"
     public = release.build(course, assignment)
-    files = {"nbgrader_config.py": CONFIG, f"{source}/{notebook_build.NOTEBOOK_FILE}": notebook_build.dumps(nb)}
+    files = {"nbgrader_config.py": CONFIG, f"{source}/{layout.notebook_file(assignment)}": notebook_build.dumps(nb)}
     files.update({f"{source}/{name}": public[name] for name in PUBLIC_FILES})
     files.update(kit_files(course, assignment))
     return files

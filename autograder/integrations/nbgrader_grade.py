@@ -2,7 +2,7 @@
 
 nbgrader's own `autograde` runs each student's notebook, solution cells and hidden test cells alike,
 in one kernel as the instructor: a solution cell can replace the code that scores it. This command
-never runs a notebook. It reads `submitted/<student>/<A>/attention.ipynb` (and `timestamp.txt`) as
+never runs a notebook. It reads `submitted/<student>/<A>/<module>.ipynb` (and `timestamp.txt`) as
 `qkv grade` does, grades the solution cells in the sandbox with the hidden suites, and writes each
 part's points into nbgrader's gradebook (through nbgrader's own API) as the auto score of the hidden
 test cell `test_<part>` that `qkv nbgrader export` made, so `nbgrader export` and formgrader show them.
@@ -15,7 +15,8 @@ from autograder.course.config import Course
 from autograder.errors import QkvError
 from autograder.grading import results
 from autograder.grading.batch import Summary, grade
-from autograder.grading.submissions import NOTEBOOK_FILE, read_timestamp
+from autograder.course import layout
+from autograder.grading.submissions import read_timestamp
 from autograder.integrations.nbgrader_bridge import KIT_DIR
 
 GRADEBOOK = "gradebook.db"
@@ -23,7 +24,7 @@ GRADED_DIR = "qkv-graded"  # beside nbgrader's autograded/: this kit's results, 
 
 
 def submitted_root(nbgrader_course: Path) -> Path:
-    folder = Path(nbgrader_course) / "submitted"
+    folder = Path(nbgrader_course) / layout.NBGRADER_SUBMITTED
     if not folder.is_dir():
         raise QkvError(f"{nbgrader_course}: no submitted/ folder; collect the submissions with nbgrader first")
     return folder
@@ -48,7 +49,7 @@ def grade_course(course: Course, nbgrader_course: Path, *, assignment: str, out:
     out = Path(out) if out else nbgrader_course / GRADED_DIR / assignment
     summary = grade(course, submitted_root(nbgrader_course), assignment=assignment, out=out, jobs=jobs,
                     progress=progress, weak_sandbox=weak_sandbox)
-    notebook = Path(NOTEBOOK_FILE).stem
+    notebook = layout.module_name(course.assignment(assignment))
     with Gradebook(f"sqlite:///{nbgrader_course / GRADEBOOK}") as gb:
         try:
             gb.find_assignment(assignment)

@@ -1,10 +1,10 @@
-"""Building the assignment notebook from the story (markdown) and the reference (solutions/attention.py).
+"""Building the assignment notebook from the story (markdown) and the reference (solutions/<assignment>/).
 
 The function bodies have one source, the reference: each function's cell is its text there, solution
 markers included (the master notebook); the student's notebook clears the marked regions exactly as
 the .py release does (and as nbgrader's ClearSolutions would). Cells carry nbgrader metadata
-(schema 3): solution cells for the five functions, read-only cells for the setup, the checks and the
-plot. The notebook is written as nbformat 4.5 JSON, with fixed cell ids, so a release is
+(schema 3): solution cells for the functions, read-only cells for the setup, the checks and the
+snippets the assignment's content provides (a plot, say). The notebook is written as nbformat 4.5 JSON, with fixed cell ids, so a release is
 byte-identical every time.
 """
 from __future__ import annotations
@@ -14,13 +14,13 @@ import json
 import re
 from dataclasses import dataclass
 
-from autograder.grading import fixture
+from autograder.content import loader
+from autograder.course import layout
 from autograder.notebook import read as notebook
 from autograder.quiz import render as quiz_render
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 
-NOTEBOOK_FILE = "attention.ipynb"
 DIRECTIVE = re.compile(r"^<!--\s*qkv:\s*(?P<what>[a-z-]+)(?:\s+(?P<arg>\w+))?\s*-->\s*$")
 COMMENT = re.compile(r"<!--(?!\s*qkv:).*?-->\s*", re.DOTALL)  # instructor notes, left out of the notebook
 NBGRADER_SCHEMA = 3
@@ -40,48 +40,9 @@ def check(function):
     print(check_function(direct_call(types.SimpleNamespace(**globals())), function, CASES))
 '''
 
-HEATMAP = '''\
-# Your attention matrix on "two plus three" next to the reference's (from public_cases.json).
-import matplotlib.pyplot as plt
-
-TOKENS = {tokens!r}
-case = CASES["functions"]["attend"][0]
-reference_A = np.array(case["expected"]["tuple"][1])
-try:
-    your_A = np.asarray(attend(*[np.array(a) for a in case["args"]])[1], dtype=float)
-except NotImplementedError:
-    your_A = None
-    print("attend() is not implemented yet: fill it in above to see your attention table here.")
-except Exception as e:
-    your_A = None
-    print(f"attend() raised {{type(e).__name__}}: {{e}}")
-else:
-    if your_A.shape != reference_A.shape:
-        print(f"your A has shape {{your_A.shape}}, expected {{reference_A.shape}}")
-        your_A = None
-
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
-for ax, A, title in ((axes[0], your_A, "yours"), (axes[1], reference_A, "reference")):
-    ax.set_title(f"A = softmax(S): {{title}}")
-    ax.set_xticks(range(len(TOKENS)), TOKENS)
-    ax.set_yticks(range(len(TOKENS)), TOKENS)
-    ax.set_xlabel("attends to (key)")
-    ax.set_ylabel("token (query)")
-    if A is None:
-        ax.set(xlim=(-0.5, len(TOKENS) - 0.5), ylim=(len(TOKENS) - 0.5, -0.5), aspect="equal")
-        ax.text(0.5, 0.5, "not available yet", ha="center", va="center", transform=ax.transAxes)
-        continue
-    ax.imshow(A, cmap="Blues", vmin=0, vmax=1)
-    for i in range(A.shape[0]):
-        for j in range(A.shape[1]):
-            ax.text(j, i, f"{{A[i, j]:.2f}}", ha="center", va="center", color="white" if A[i, j] > 0.55 else "black")
-plt.show()
-'''
-
-
 @dataclass(frozen=True)
 class Directive:
-    what: str  # setup | function | heatmap | quiz | answers
+    what: str  # setup | function | snippet | quiz | answers
     arg: str | None
     line: int
 
@@ -146,7 +107,7 @@ def _master_parts(master: str, name: str) -> tuple[str, dict[str, str]]:
     prelude = "\n".join(imports) + "\n"
     if prelude != notebook.PRELUDE:
         raise QkvError(f"{name}: the notebook's graded code starts with {notebook.PRELUDE.strip()!r} only "
-                       f"(autograder/notebook.py PRELUDE); the master imports {prelude.strip()!r}")
+                       f"(autograder/notebook/read.py PRELUDE); the master imports {prelude.strip()!r}")
     return prelude, functions
 
 
@@ -154,7 +115,7 @@ def _quiz_cell(what: str, quiz, assignment: Assignment) -> dict:
     if what == "quiz":  # quiz.md, its title one level down: the notebook's title is the only h1
         text = quiz_render.render_markdown(quiz, assignment.quiz_points)
         return text_cell("markdown", "quiz", "#" + text if text.startswith("# ") else text)
-    blank = quiz_render.template(quiz, check_command=f"qkv check {NOTEBOOK_FILE}")
+    blank = quiz_render.template(quiz, check_command=f"qkv check {layout.notebook_file(assignment)}")
     return text_cell("raw", "answers", blank, {notebook.ANSWERS_META: {"answers": True}})
 
 
@@ -174,7 +135,7 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
             cells.append(text_cell("markdown", f"text-{n_text}", item))
             continue
         where = f"{story_name}: line {item.line}"
-        seen.append(item.what if item.what != "function" else f"function {item.arg}")
+        seen.append(f"{item.what} {item.arg}" if item.arg else item.what)
         if seen.count(seen[-1]) > 1:
             raise QkvError(f"{where}: '{seen[-1]}' appears twice")
         if item.what == "setup":
@@ -186,14 +147,18 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
                 raise QkvError(f"{where}: the setup directive must come before the first function")
             cells.append(code_cell(item.arg, functions[item.arg], nbgrader_meta(item.arg, solution=True)))
             cells.append(code_cell(f"check_{item.arg}", f'check("{item.arg}")', nbgrader_meta(f"check_{item.arg}", locked=True)))
-        elif item.what == "heatmap":
-            cells.append(code_cell("heatmap", HEATMAP.format(tokens=list(fixture.TOKENS)), nbgrader_meta("heatmap", locked=True)))
+        elif item.what == "snippet":
+            snippets = loader.load(course, assignment).notebook_snippets
+            if item.arg not in snippets:
+                raise QkvError(f"{where}: the assignment's content has no notebook snippet {item.arg!r}"
+                               + (f" (it has {', '.join(sorted(snippets))})" if snippets else ""))
+            cells.append(code_cell(item.arg, snippets[item.arg], nbgrader_meta(item.arg, locked=True)))
         elif item.what in ("quiz", "answers"):
             if quiz is None:
                 raise QkvError(f"{where}: a {item.what} directive, but assignment '{assignment.id}' has no quiz")
             cells.append(_quiz_cell(item.what, quiz, assignment))
         else:
-            raise QkvError(f"{where}: unknown directive '{item.what}' (setup, function NAME, heatmap, quiz, answers)")
+            raise QkvError(f"{where}: unknown directive '{item.what}' (setup, function NAME, snippet NAME, quiz, answers)")
     missing = [f for f in functions if f"function {f}" not in seen]
     if missing:
         raise QkvError(f"{story_name}: no 'function {missing[0]}' directive; every function of the master needs a cell")

@@ -8,7 +8,7 @@ Which cells are the student's code:
 - the code cells carrying nbgrader solution metadata (`"nbgrader": {"solution": true, ...}`), in
   notebook order, when any cell carries it (the released notebook and nbgrader's do);
 - otherwise (a notebook whose metadata was lost, or one written from scratch), the code cells that
-  define one of the exercise's functions at the top level (`def softmax(...)` at column 0).
+  define one of the exercise's functions at the top level (`def name(...)` at column 0).
 
 Nothing else is taken: not the setup cell, the public checks or the plot, nor a helper written in
 a cell of its own (write helpers inside a solution cell). The extracted module starts with
@@ -27,12 +27,14 @@ from pathlib import Path
 
 from autograder.errors import QkvError
 from autograder.quiz.answers import Answers
-from autograder.grading.reference import FUNCTIONS
 
 PRELUDE = "import numpy as np\n"
 ANSWERS_HEADER = "# Quiz answers"
 ANSWERS_META = "qkv"
-_DEFINES = re.compile(rf"^(?:async\s+)?def\s+({'|'.join(FUNCTIONS)})\s*\(", re.MULTILINE)
+
+
+def _defines(functions) -> re.Pattern:
+    return re.compile(rf"^(?:async\s+)?def\s+({'|'.join(map(re.escape, functions))})\s*\(", re.MULTILINE)
 
 
 def _cells(data: bytes, name: str) -> list[dict]:
@@ -132,16 +134,21 @@ def _label(cell: dict, number: int) -> str:
     return f"cell {number}"
 
 
-def code_cells(data: bytes, path) -> list[tuple[str, str]]:
-    """(label, source) of each cell that makes up the student's code, in notebook order."""
+def code_cells(data: bytes, path, functions) -> list[tuple[str, str]]:
+    """(label, source) of each cell that makes up the student's code, in notebook order.
+
+    Args:
+        functions: the assignment's function names, for a notebook without solution metadata.
+    """
     name = Path(path).name
     cells = _cells(data, name)
     marked = [(n, c) for n, c in enumerate(cells, 1) if is_solution(c)]
     if not marked:
+        defines = _defines(functions)
         marked = [(n, c) for n, c in enumerate(cells, 1)
-                  if c.get("cell_type") == "code" and _DEFINES.search(_source(c, n, name))]
+                  if c.get("cell_type") == "code" and defines.search(_source(c, n, name))]
     if not marked:
-        raise QkvError(f"{name}: no solution cells, and no cell defines {', '.join(FUNCTIONS)}; "
+        raise QkvError(f"{name}: no solution cells, and no cell defines {', '.join(functions)}; "
                        "is it the assignment's notebook?")
     taken = []
     for number, cell in marked:
@@ -155,12 +162,12 @@ def code_cells(data: bytes, path) -> list[tuple[str, str]]:
     return taken
 
 
-def extract(data: bytes, path) -> tuple[bytes, list[tuple[int, str]]]:
+def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str]]]:
     """The Python module made of the notebook's solution cells (see the module docstring), and the
     line of that module where each cell's first line lands, with the cell's label."""
     parts = ["# The solution cells of the notebook, in notebook order.\n", PRELUDE]  # no file name: it is untrusted
     starts, line = [], 1 + PRELUDE.count("\n")
-    for label, source in code_cells(data, path):
+    for label, source in code_cells(data, path, functions):
         body = source.rstrip()
         parts.append(f"\n# {label}\n{body}\n")
         starts.append((line + 3, label))  # after the blank line and the label comment
@@ -168,9 +175,9 @@ def extract(data: bytes, path) -> tuple[bytes, list[tuple[int, str]]]:
     return "".join(parts).encode("utf-8"), starts
 
 
-def extract_code(data: bytes, path) -> bytes:
+def extract_code(data: bytes, path, functions) -> bytes:
     """The Python module made of the notebook's solution cells (see the module docstring)."""
-    return extract(data, path)[0]
+    return extract(data, path, functions)[0]
 
 
 def answers_cells(data: bytes, path) -> list[str]:

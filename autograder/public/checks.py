@@ -1,8 +1,9 @@
-"""The public checks a student runs on their own work: the fixture and a few small fixed cases.
+"""The public checks a student runs on their own work: the worked example and a few small fixed cases.
 
 Never hidden cases: the cases come from public_cases.json, written by `qkv release`. The same
 module serves `qkv check` (which calls the student's code in a sandboxed worker) and the student
-bundle's plain `pytest` (which imports attention.py directly). Depends on numpy and compare.py only.
+bundle's plain `pytest` (which imports the student's module directly). Depends on numpy and
+compare.py only.
 """
 from __future__ import annotations
 
@@ -12,13 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-try:  # inside the student bundle the two modules sit side by side
-    from compare import problem
-except ImportError:
-    from autograder.public.compare import problem
+from autograder.public.compare import problem  # in the student bundle: from compare import problem
 
 CASES_FILE = "public_cases.json"
-TUPLE_NAMES = {"project": ("Q", "K", "V"), "attend": ("O", "A")}
 
 
 class NotImplementedYet(Exception):
@@ -77,7 +74,7 @@ def check_function(call, function: str, cases: dict) -> Line:
             return Line(function, "fail", f"on {case['name']}: {e}")
         variants = [(msg, decode(v)) for msg, v in case["variants"]]
         msg = problem(value, decode(case["expected"]), rtol=tol["rtol"], atol=tol["atol"],
-                      names=TUPLE_NAMES.get(function), variants=variants)
+                      names=cases.get("tuple_names", {}).get(function), variants=variants)
         if msg:
             return Line(function, "fail", f"on {case['name']}: {msg}")
         if any(changed):
@@ -85,12 +82,12 @@ def check_function(call, function: str, cases: dict) -> Line:
     return Line(function, "ok", f"{len(entries)} public check{'s' if len(entries) != 1 else ''} passed")
 
 
-def direct_call(module):
+def direct_call(module, file_name: str = "your file"):
     """A call() for check_function that runs the student's module in this process (bundle use)."""
     def call(function, args):
         fn = getattr(module, function, None)
         if not callable(fn):
-            raise Exception(f"attention.py defines no function {function}()")
+            raise Exception(f"{file_name} defines no function {function}()")
         copies = [a.copy() for a in args]
         try:
             value = fn(*copies)

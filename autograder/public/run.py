@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.grading import mistakes
+from autograder.content import loader
+from autograder.course import layout
+from autograder.course.config import Assignment, Course
+from autograder.grading import submissions as submission
 from autograder.public import cases as public_cases
 from autograder.public import checks as public_checks
-from autograder.grading import reference
-from autograder.grading import submissions as submission
-from autograder.course.config import Assignment, Course
 from autograder.public.checks import Line, NotImplementedYet
 from autograder.sandbox.host import Sandbox
 
@@ -26,19 +26,22 @@ def _sandbox_call(session):
 
 
 def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]:
-    """Run the public checks on one attention.py (or notebook) and return a line per function."""
-    files = submission.read_code(course, path)
-    ref = reference.load(course.path(assignment.source))
+    """Run the public checks on one student file (or notebook) and return a line per function."""
+    files = submission.read_code(course, assignment, path)
+    content = loader.load(course, assignment)
+    entry = layout.code_file(assignment)
     tol = course.tolerance
-    cases = public_cases.build(ref, rtol=tol.rtol, atol=tol.atol)
-    with Sandbox(course.limits, packages=course.packages) as sandbox, sandbox.open(files) as session:
+    cases = public_cases.build(content, content.reference, rtol=tol.rtol, atol=tol.atol,
+                               module=layout.module_name(assignment))
+    with Sandbox(course.limits, packages=course.packages) as sandbox, sandbox.open(files, entry=entry) as session:
         if not session.load.ok:
-            return [Line("attention.py", "fail", session.load.message)]
+            return [Line(entry, "fail", session.load.message)]
         call = _sandbox_call(session)
         lines = [public_checks.check_function(call, part.function, cases) for part in assignment.parts]
-    failing = [line.function for line in lines if line.status == "fail" and line.function != mistakes.CHAIN]
-    return [Line(line.function, line.status, line.message + mistakes.chain_hint(failing))
-            if line.function == mistakes.CHAIN and line.status == "fail" else line for line in lines]
+    catalogue = content.catalogue
+    failing = [line.function for line in lines if line.status == "fail" and line.function != catalogue.chain]
+    return [Line(line.function, line.status, line.message + catalogue.chain_hint(failing))
+            if line.function == catalogue.chain and line.status == "fail" else line for line in lines]
 
 
 def check_notebook_answers(course: Course, assignment: Assignment, path: Path) -> tuple[bool, list[str]]:

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.grading import cases
-from autograder.grading import fixture
+from autograder.content import loader
+from autograder.grading import seeds
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.quiz.answers import Answers, Sheet, read_answers
 from autograder.quiz.kinds import KINDS, LETTERS
-from autograder.quiz.master import (COMPUTE, PLACEHOLDER, Choice, Computed, Draw, Question, Quiz, load_quiz,
+from autograder.quiz.master import (PLACEHOLDER, Choice, Computed, Draw, Question, Quiz, load_quiz,
                                     parse_quiz)
 from autograder.grading.results import TestResult
 
@@ -66,16 +66,17 @@ def _draw(d: Draw, rng: np.random.Generator) -> np.ndarray:
     return np.array([float(f"{x:.{d.decimals}f}") for x in raw.ravel()]).reshape(raw.shape)
 
 
-def _compute(c: Computed, values: dict, reference) -> np.ndarray:
+def _compute(c: Computed, values: dict, reference, content) -> np.ndarray:
     if c.compute:
-        names, function = COMPUTE[c.compute]
+        names, function = content.quiz_compute[c.compute]
         result = np.asarray(function(reference, *(values[n] for n in names)), dtype=float)
     else:
-        result = getattr(fixture.build(reference), c.fixture)
+        matrix, rows, cols = content.module.example(reference).matrices()[c.fixture]
+        result = np.asarray(matrix, dtype=float)
         if c.row:
-            result = result[fixture.TOKENS.index(c.row)]
+            result = result[list(rows).index(c.row)]
         if c.col:
-            result = result[..., fixture.TOKENS.index(c.col)]
+            result = result[..., list(cols).index(c.col)]
     return result[c.pick] if c.pick is not None else result
 
 
@@ -86,9 +87,10 @@ def _nested(a: np.ndarray):
 def variant(quiz: Quiz, course: Course, assignment: Assignment, student: str, reference) -> list[Posed]:
     """Every question as this student gets it; the same student always gets the same variant."""
     total = sum(q.points for q in quiz.questions)
+    content = loader.load(course, assignment)
     posed = []
     for number, q in enumerate(quiz.questions, 1):
-        rng = cases.rng_for(course.seed, assignment.id, student, f"quiz:{q.id}")
+        rng = seeds.rng_for(course.seed, assignment.id, student, f"quiz:{q.id}")
         values = {n: _draw(v, rng) if isinstance(v, Draw) else v for n, v in (q.inputs or {}).items()}
         shown = {n: format_numbers(values[n], v.decimals if isinstance(v, Draw) else None)
                  for n, v in (q.inputs or {}).items()}
@@ -96,7 +98,7 @@ def variant(quiz: Quiz, course: Course, assignment: Assignment, student: str, re
         right = frozenset(LETTERS[i] for i, c in enumerate(choices) if c.correct)
         answer = {"single": next(iter(right), None), "multiple": right}.get(q.kind, q.answer)
         if isinstance(answer, Computed):
-            result = np.asarray(_compute(answer, values, reference), dtype=float)
+            result = np.asarray(_compute(answer, values, reference, content), dtype=float)
             if result.shape != q.shape:
                 raise QkvError(f"{quiz.source}: {q.id}: the reference gives shape {result.shape}, expected {q.shape}")
             answer = _nested(result)

@@ -1,8 +1,9 @@
 """The quiz master: a YAML file with the answers, validated on load like course.yaml.
 
 Question kinds are in quiz_kinds.KINDS. Answers that depend on numbers are not written in the
-master but computed by the reference ({compute: ...} over the question's inputs, or {fixture: ...}
-for the "two plus three" example), so a per-student variant can never disagree with the reference.
+master but computed by the reference ({compute: ...} over the question's inputs, with the functions
+the assignment's content names in QUIZ_COMPUTE, or {fixture: ...} for a matrix of its worked
+example), so a per-student variant can never disagree with the reference.
 """
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from typing import Literal, Optional
 
 import numpy as np
 
-from autograder.grading import fixture
 from autograder.course.config import Assignment, Course, _build, _describe, _f, read_yaml  # quiz.yaml reads like course.yaml
 from autograder.errors import QkvError
 from autograder.quiz.kinds import DEFAULT_TOLERANCE, KINDS, LETTERS, BadAnswer, parse
@@ -23,13 +23,6 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 QUESTION_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 NDIM_WORDS = {0: "one number", 1: "a list of numbers", 2: "a list of rows of numbers"}
 
-# Answers computed per student by the reference: (input names, function of the reference and inputs).
-COMPUTE = {
-    "softmax": (("scores",), lambda ref, scores: ref.softmax(scores)),
-    "dot": (("q", "k"), lambda ref, q, k: ref.score(q[None, :], k[None, :])[0, 0]),
-    "aggregate": (("weights", "values"), lambda ref, weights, values: ref.aggregate(weights[None, :], values[:, None])[0, 0]),
-}
-FIXTURE_SHAPES = {"S": (3, 3), "A": (3, 3), "O": (3, fixture.W_v.shape[1])}
 
 
 @dataclass(frozen=True)
@@ -55,10 +48,11 @@ class Draw:
 class Computed:
     """An answer computed with the reference: a function of the inputs, or part of the example."""
 
-    compute: Optional[Literal[tuple(COMPUTE)]] = _f("reference function applied to the question's inputs", None)
-    fixture: Optional[Literal[tuple(FIXTURE_SHAPES)]] = _f("a matrix of the 'two plus three' example", None)
-    row: Optional[Literal[fixture.TOKENS]] = _f("that matrix's row for this token", None)
-    col: Optional[Literal[fixture.TOKENS]] = _f("that matrix's column for this token", None)
+    compute: Optional[str] = _f("a computation the assignment's content names (QUIZ_COMPUTE), applied to "
+                                "the question's inputs", None)
+    fixture: Optional[str] = _f("a matrix of the assignment's worked example", None)
+    row: Optional[str] = _f("that matrix's row with this label", None)
+    col: Optional[str] = _f("that matrix's column with this label", None)
     pick: Optional[int] = _f("one entry (0-based) of a list result", None)
 
 
@@ -105,12 +99,19 @@ def load_quiz(course: Course, assignment: Assignment) -> Quiz:
     """Read and validate the assignment's quiz master; raises QkvError naming the path and value."""
     if not assignment.quiz:
         raise QkvError(f"course.yaml: assignment '{assignment.id}' has no quiz")
+    from autograder.content import loader  # noqa: PLC0415
+
     data = read_yaml(course.path(assignment.quiz), name=assignment.quiz, limit=MAX_QUIZ_BYTES)
-    return parse_quiz(data, name=assignment.quiz)
+    return parse_quiz(data, name=assignment.quiz, content=loader.load(course, assignment))
 
 
-def parse_quiz(data, *, name: str = "quiz.yaml") -> Quiz:
-    """Validate already-parsed YAML data into a Quiz."""
+def parse_quiz(data, *, name: str = "quiz.yaml", content=None) -> Quiz:
+    """Validate already-parsed YAML data into a Quiz.
+
+    Args:
+        content: the assignment's content (autograder.content.loader.Content), which computed
+            answers need; without it a {compute: ...} or {fixture: ...} answer is an error.
+    """
     quiz = _build(Quiz, data, f"{name}:")
     if not quiz.questions:
         raise QkvError(f"{name}: questions: needs at least one question")
@@ -122,11 +123,11 @@ def parse_quiz(data, *, name: str = "quiz.yaml") -> Quiz:
         if q.id in seen:
             raise QkvError(f"{where}.id: duplicate id '{q.id}'")
         seen.add(q.id)
-        questions.append(_check_question(q, where))
+        questions.append(_check_question(q, where, content))
     return dataclasses.replace(quiz, questions=tuple(questions), source=name)
 
 
-def _check_question(q: Question, where: str) -> Question:
+def _check_question(q: Question, where: str, content) -> Question:
     kind = KINDS[q.kind]
     numeric = kind.ndim is not None
     for key, allowed in (("choices", kind.choices), ("inputs", numeric), ("tolerance", numeric),
@@ -142,7 +143,7 @@ def _check_question(q: Question, where: str) -> Question:
     inputs = _check_inputs(q, where)
     if isinstance(q.answer, dict):
         answer = _build(Computed, q.answer, f"{where}.answer")
-        shape = _computed_shape(answer, inputs, f"{where}.answer")
+        shape = _computed_shape(answer, inputs, f"{where}.answer", content)
     elif any(isinstance(v, Draw) for v in inputs.values()):
         raise QkvError(f"{where}.answer: the numbers are drawn per student, so compute the answer ({{compute: ...}})")
     else:
@@ -218,29 +219,42 @@ def _check_inputs(q: Question, where: str) -> dict:
     return inputs
 
 
-def _computed_shape(c: Computed, inputs: dict, where: str) -> tuple:
+def _computed_shape(c: Computed, inputs: dict, where: str, content) -> tuple:
     if (c.compute is None) == (c.fixture is None):
         raise QkvError(f"{where}: give exactly one of compute or fixture")
+    if content is None:
+        raise QkvError(f"{where}: a computed answer needs the assignment's content")
     if c.compute:
-        names, _ = COMPUTE[c.compute]
+        table = content.quiz_compute
+        if c.compute not in table:
+            raise QkvError(f"{where}.compute: unknown computation '{c.compute}'"
+                           + (f" (known: {', '.join(sorted(table))})" if table else " (the content names none)"))
+        names, function = table[c.compute]
         missing = [n for n in names if n not in inputs]
         if missing:
             raise QkvError(f"{where}.compute: {c.compute} needs the input '{missing[0]}'")
-        shapes = [v.draw if isinstance(v, Draw) else v.shape for v in (inputs[n] for n in names)]
-        if c.compute == "softmax":
-            shape = tuple(shapes[0])
-        elif len(shapes[0]) != 1 or tuple(shapes[0]) != tuple(shapes[1]):
-            raise QkvError(f"{where}.compute: {c.compute} needs two lists of the same length")
-        else:
-            shape = ()
+        probes = [np.ones(v.draw) if isinstance(v, Draw) else v for v in (inputs[n] for n in names)]
+        try:
+            with np.errstate(all="ignore"):
+                shape = np.shape(function(content.reference, *probes))
+        except Exception as e:  # the inputs do not fit the computation: an instructor's mistake
+            raise QkvError(f"{where}.compute: {c.compute} fails on inputs of these shapes "
+                           f"({type(e).__name__}: {e})") from None
     else:
-        rows, cols = FIXTURE_SHAPES[c.fixture]
-        shape = tuple(n for n, chosen in ((rows, c.row), (cols, c.col)) if chosen is None)
+        matrices = content.example.matrices()
+        if c.fixture not in matrices:
+            raise QkvError(f"{where}.fixture: unknown matrix '{c.fixture}' (known: {', '.join(matrices)})")
+        values, rows, cols = matrices[c.fixture]
+        for key, labels in (("row", rows), ("col", cols)):
+            chosen = getattr(c, key)
+            if chosen is not None and chosen not in labels:
+                raise QkvError(f"{where}.{key}: '{chosen}' is not one of {', '.join(labels)}")
+        shape = tuple(n for n, chosen in ((len(rows), c.row), (len(cols), c.col)) if chosen is None)
     if c.pick is not None:
         if len(shape) != 1 or not 0 <= c.pick < shape[0]:
             raise QkvError(f"{where}.pick: {c.pick} is not an index of a list of {shape[0] if shape else 0}")
         shape = ()
-    return shape
+    return tuple(shape)
 
 
 def feedback_texts(quiz: Quiz) -> set[str]:

@@ -11,12 +11,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.reports import feedback
-from autograder.grading import fixture
-from autograder.reports import heatmap
-from autograder.grading import mistakes
-from autograder.grading import reference
+from autograder.content import loader
+from autograder.course import layout
 from autograder.grading import results
+from autograder.reports import heatmap
 from autograder.errors import QkvError
 from autograder.reports.pages import (FEEDBACK_DIR, REPORT_FILE, bar, column_points, esc, feedback_href, img, num,
                               page)
@@ -25,7 +23,7 @@ from autograder.grading.results import OUTCOMES, StudentResult
 # Outcomes the instructor should hear about: the submission, not the student's maths, went wrong
 # (or the grader did).
 PROBLEM_OUTCOMES = ("timeout", "memory", "exited", "ungradable", "grader_error")
-RUN_FILE = "run.json"
+RUN_FILE = layout.RUN_FILE
 TOP_MISCONCEPTIONS = 5
 TOP_PROBLEMS = 10  # in the terminal; the report lists them all
 FULL = 1e-9  # a score this close to the maximum is full marks (sums of float weights)
@@ -72,22 +70,22 @@ class Brief:
 
 
 def write_pages(course, assignment, out: Path, students: list[str]) -> None:
-    """Write out/feedback/<student>.html for every student and out/report.html for the class."""
-    out = Path(out)
-    run = read_run(out)
-    fx = fixture.build(reference.load(course.path(assignment.source)))
-    briefs = []
-    for result in each_result(out, students):
-        results.atomic_write(out / FEEDBACK_DIR / f"{result.student}.html",
-                             feedback.render(course, assignment, result, fx))
-        briefs.append(Brief.of(result))
-    results.atomic_write(out / REPORT_FILE, render(course, assignment, briefs, run))
+    """Write out/feedback/<student>.html for every student and out/report.html for the class (and the
+    gradebook), from what grading wrote into out."""
+    from autograder.reports import outputs  # noqa: PLC0415 - outputs builds on this module
+
+    outputs.write(course, assignment, out, students)
 
 
-def terminal_summary(course, assignment, out: Path, students: list[str]) -> str:
-    """A plain-text overview for the terminal: parts and pass rates, misconceptions, problems."""
+def terminal_summary(course, assignment, out: Path, students: list[str], briefs: list[Brief] | None = None) -> str:
+    """A plain-text overview for the terminal: parts and pass rates, misconceptions, problems.
+
+    Args:
+        briefs: the students' briefs when the caller has them (read from out otherwise).
+    """
     out = Path(out)
-    class_results = load(out, students)
+    catalogue = loader.load(course, assignment).catalogue
+    class_results = briefs if briefs is not None else load(out, students)
     stats = column_stats(assignment, class_results)
     lines = [f"{assignment.id}: {len(class_results)} students", "",
              f"{'part':<12}{'mean':>8} / {'max':<5}{'full marks':>12}"]
@@ -96,7 +94,7 @@ def terminal_summary(course, assignment, out: Path, students: list[str]) -> str:
     top = misconceptions(class_results)[:TOP_MISCONCEPTIONS]
     if top:
         lines += ["", "Most common misconceptions (students):"]
-        lines += [f"{len(who):>5}  {mistake_id} ({_message(mistake_id)[0] or '?'})" for mistake_id, who in top]
+        lines += [f"{len(who):>5}  {mistake_id} ({_message(catalogue, mistake_id)[0] or '?'})" for mistake_id, who in top]
     trouble = problems(class_results)
     if trouble:
         lines += ["", f"Timed out or not graded ({len(trouble)}):"]
@@ -204,10 +202,10 @@ def _pct(share: float) -> str:
     return f"{100 * share:.0f} %"
 
 
-def _message(mistake_id: str) -> tuple[str, str]:
+def _message(catalogue, mistake_id: str) -> tuple[str, str]:
     """(part, message) of a catalogued mistake; ids from an older catalogue are still shown."""
     try:
-        m = mistakes.by_id(mistake_id)
+        m = catalogue.by_id(mistake_id)
     except KeyError:
         return "", "(no longer in the misconception catalogue)"
     return m.part, m.message
@@ -219,13 +217,14 @@ def _message(mistake_id: str) -> tuple[str, str]:
 def render(course, assignment, class_results: list[Brief], run: dict) -> str:
     """The class report as one self-contained HTML document."""
     stats = column_stats(assignment, class_results)
+    catalogue = loader.load(course, assignment).catalogue
     body = [
         f"<h1>Class report: {esc(assignment.title)}</h1>",
         f"<p class=\"sub\">{esc(course.name)} · assignment <code>{esc(assignment.id)}</code> · "
         f"{len(class_results)} students</p>",
         _scores(stats[-1], class_results),
         _parts(stats),
-        _misconceptions(class_results),
+        _misconceptions(class_results, catalogue),
         _problems(class_results),
         _students(stats, class_results),
         _run(run),
@@ -255,13 +254,13 @@ def _parts(stats: list[ColumnStats]) -> str:
             "<th class=\"num\">full marks</th><th></th></tr>\n" + "\n".join(rows) + "\n</table>")
 
 
-def _misconceptions(class_results) -> str:
+def _misconceptions(class_results, catalogue) -> str:
     found = misconceptions(class_results)
     if not found:
         return "<h2>Misconceptions</h2>\n<p class=\"muted\">No catalogued misconception was recognised.</p>"
     rows = []
     for mistake_id, who in found:
-        part, message = _message(mistake_id)
+        part, message = _message(catalogue, mistake_id)
         rows.append(f"<tr><td class=\"num\">{len(who)}</td><td><span class=\"tag\">{esc(mistake_id)}</span>"
                     f"<br>{esc(message)}</td><td>{esc(part)}</td><td>{', '.join(map(_link, who))}</td></tr>")
     return ("<h2>Misconceptions</h2>\n<p>Known mistakes the grader recognised, by the number of students "

@@ -1,25 +1,17 @@
-"""The page a student opens after grading: points per part, what each check found, and their
-attention matrix on "two plus three" beside the reference's.
+"""The page a student opens after grading: points per part, what each check found, and the
+figures the assignment draws (from what the suites recorded, beside the worked example).
 
-Built from a StudentResult alone (plus the public fixture): nothing about hidden cases appears
-beyond the teaching messages the grader already wrote into the results.
+Built from a StudentResult alone (plus the public worked example): nothing about hidden cases
+appears beyond the teaching messages the grader already wrote into the results.
 """
 from __future__ import annotations
 
-import numpy as np
-
+from autograder.content.figures import Note, Section
 from autograder.reports import heatmap
-from autograder.grading.fixture import Fixture
 from autograder.reports.pages import bar, column_points, esc, img, num, outcome_label, page
 from autograder.grading.results import StudentResult
 
-MAX_MATRIX_SIDE = 12  # a bigger "attention matrix" is not worth drawing; it is described instead
-
-MAP_CAPTION = ("Rows are the token that attends (its Query); columns are the token it attends to (its "
-               "Key). Each row is one softmax, so each row should sum to 1 (Σ on the right).")
-
-
-def render(course, assignment, result: StudentResult, fx: Fixture) -> str:
+def render(course, assignment, result: StudentResult, section: Section | None) -> str:
     """The student's feedback page as one self-contained HTML document."""
     parts = [c for c in result.columns if c != "quiz"]
     body = [
@@ -27,7 +19,7 @@ def render(course, assignment, result: StudentResult, fx: Fixture) -> str:
         f"<p class=\"sub\">{esc(course.name)} · {esc(assignment.title)}</p>",
         _status(result),
         _summary(assignment, result),
-        _attention(course, result, fx),
+        _section(section),
         "<h2>Checks, part by part</h2>",
         *(_part(assignment, result, column) for column in parts),
         _quiz(assignment, result),
@@ -60,46 +52,22 @@ def _summary(assignment, result: StudentResult) -> str:
             + "\n".join(rows) + "\n</table>")
 
 
-def _student_matrix(value) -> tuple[np.ndarray | None, str]:
-    """The student's matrix if it can be drawn, else why not (in words for the student)."""
-    if value is None:
-        return None, ("Your <code>attend</code> did not return an attention matrix for this example, so there "
-                      "is nothing to draw yet; the <code>attend</code> checks below say why.")
-    try:
-        a = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        return None, "Your <code>attend</code> returned something that is not a matrix of numbers."
-    if a.ndim != 2 or not 0 < a.shape[0] <= MAX_MATRIX_SIDE or not 0 < a.shape[1] <= MAX_MATRIX_SIDE:
-        return None, (f"Your <code>attend</code> returned an attention matrix of shape {esc(a.shape)}; "
-                      "with three tokens it should be 3 × 3.")
-    return a, ""
+def _figure(item) -> str:
+    if isinstance(item, Note):
+        return f"<p class=\"missing\">{esc(item.text)}</p>"
+    png = heatmap.matrix_png(item.values, item.rows, item.cols, title=item.title, outline=item.outline,
+                             row_sums=item.row_sums, xlabel=item.xlabel, ylabel=item.ylabel)
+    caption = f"<figcaption>{esc(item.caption)}</figcaption>" if item.caption else ""
+    return f"<figure>{img(heatmap.data_uri(png), item.alt or item.title)}{caption}</figure>"
 
 
-def _attention(course, result: StudentResult, fx: Fixture) -> str:
-    tokens = list(fx.tokens)
-    reference = heatmap.attention_png(fx.A, tokens, tokens, title="Reference")
-    ref_fig = ("<figure>" + img(heatmap.data_uri(reference), "The reference attention matrix for "
-                                "'two plus three'") + "<figcaption>The reference.</figcaption></figure>")
-    mine, problem = _student_matrix(result.fixture_attention)
-    if mine is None:
-        yours = f"<p class=\"missing\">{problem}</p>"
-    else:
-        same_shape = mine.shape == fx.A.shape
-        off = ~np.isclose(mine, fx.A, rtol=course.tolerance.rtol, atol=course.tolerance.atol) if same_shape else None
-        label = lambda n, i: tokens[i] if n == len(tokens) else f"#{i}"  # noqa: E731
-        png = heatmap.attention_png(mine, [label(mine.shape[0], i) for i in range(mine.shape[0])],
-                                    [label(mine.shape[1], j) for j in range(mine.shape[1])],
-                                    title="Yours", outline=off)
-        if not same_shape:
-            note = f"Its shape is {esc(mine.shape)}; with three tokens it should be 3 × 3."
-        elif off.any():
-            note = f"{int(off.sum())} of {off.size} cells (framed in red) differ from the reference."
-        else:
-            note = "It matches the reference."
-        yours = ("<figure>" + img(heatmap.data_uri(png), "Your attention matrix for 'two plus three'")
-                 + f"<figcaption>What your <code>attend</code> returned. {note}</figcaption></figure>")
-    return ("<h2>Who attends to whom in “two plus three”</h2>\n"
-            f"<p>{MAP_CAPTION}</p>\n<div class=\"maps\">{yours}{ref_fig}</div>")
+def _section(section: Section | None) -> str:
+    """The assignment's own figures (its content decides what they are), drawn side by side."""
+    if section is None:
+        return ""
+    figures = "".join(_figure(item) for item in section.items)
+    intro = f"<p>{esc(section.intro)}</p>\n" if section.intro else ""
+    return f"<h2>{esc(section.heading)}</h2>\n{intro}<div class=\"maps\">{figures}</div>"
 
 
 def _checks_table(tests, first: str = "check") -> str:

@@ -1,4 +1,4 @@
-"""Images for the HTML pages: attention heatmaps and the score histogram, as PNG bytes.
+"""Images for the HTML pages: labelled heatmaps of matrices and the score histogram, as PNG bytes.
 
 Drawn with matplotlib's object API on the Agg canvas (no pyplot, so no global figure state), with
 the "Software" PNG metadata dropped: the same numbers give the same bytes.
@@ -31,28 +31,28 @@ def _png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def attention_png(matrix, rows, cols, *, title: str, outline=None) -> bytes:
-    """A labelled heatmap of an attention matrix, with each value written in its cell.
+def matrix_png(matrix, rows, cols, *, title: str, outline=None, row_sums: bool = True, xlabel: str = "",
+               ylabel: str = "") -> bytes:
+    """A labelled heatmap of a matrix of values in [0, 1], with each value written in its cell.
 
     Args:
         matrix: 2-D numbers (non-finite values are drawn grey and written as they are).
-        rows: labels of the querying tokens (who attends), one per row.
-        cols: labels of the keys (attended to), one per column.
+        rows, cols: labels of the rows and columns.
         title: shown above the map.
         outline: optional 2-D booleans of the same shape; True cells get a red frame.
-
-    Row sums are written on the right, since "each row sums to 1" is what softmax promises.
+        row_sums: write each row's sum on the right (for rows of weights that should sum to 1).
+        xlabel, ylabel: what the columns and rows stand for.
     """
     a = np.round(np.asarray(matrix, dtype=float), DECIMALS)
-    sums = tuple(_cell(s) for s in np.asarray(matrix, dtype=float).sum(axis=1))
+    sums = tuple(_cell(s) for s in np.asarray(matrix, dtype=float).sum(axis=1)) if row_sums else None
     mask = None if outline is None else tuple(map(tuple, np.asarray(outline, dtype=bool).tolist()))
     # The image depends only on rounded values, labels and frames: most students share one of a
     # few pictures (the reference's, above all), so cache them.
-    return _attention_png(tuple(map(tuple, a.tolist())), tuple(rows), tuple(cols), title, mask, sums)
+    return _matrix_png(tuple(map(tuple, a.tolist())), tuple(rows), tuple(cols), title, mask, sums, xlabel, ylabel)
 
 
 @lru_cache(maxsize=256)
-def _attention_png(values, rows, cols, title, outline, sums) -> bytes:
+def _matrix_png(values, rows, cols, title, outline, sums, xlabel, ylabel) -> bytes:
     a = np.array(values, dtype=float)
     n_rows, n_cols = a.shape
     with matplotlib.rc_context(_STYLE):
@@ -68,14 +68,15 @@ def _attention_png(values, rows, cols, title, outline, sums) -> bytes:
                 if outline is not None and outline[i][j]:
                     ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False,
                                                               edgecolor="#c0392b", linewidth=2.5))
-            ax.text(n_cols - 0.5 + 0.12, i, f"Σ {sums[i]}", ha="left", va="center", color="#444444",
-                    fontsize=9, clip_on=False)
+            if sums is not None:
+                ax.text(n_cols - 0.5 + 0.12, i, f"Σ {sums[i]}", ha="left", va="center", color="#444444",
+                        fontsize=9, clip_on=False)
         ax.set_xticks(range(n_cols), cols)
         ax.set_yticks(range(n_rows), rows)
         ax.xaxis.tick_top()
         ax.xaxis.set_label_position("top")
-        ax.set_xlabel("attends to (key)")
-        ax.set_ylabel("token (query)")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
         ax.set_title(title, pad=6, loc="left")
         ax.tick_params(length=0)
         for spine in ax.spines.values():

@@ -26,7 +26,7 @@ from autograder.errors import QkvError
 from autograder.sandbox import imports
 from autograder.sandbox import isolation
 from autograder.sandbox import slots
-from autograder.sandbox.session import ENTRY, CallResult, LoadResult, Session, ZygoteGone, one_line  # noqa: F401
+from autograder.sandbox.session import CallResult, LoadResult, Session, ZygoteGone, one_line  # noqa: F401
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SCRATCH_PREFIX = "qkv-sandbox-"
@@ -166,7 +166,7 @@ class Sandbox:
             time.sleep(0.01)
         shutil.rmtree(self.scratch, ignore_errors=True)
 
-    def open(self, files: dict[str, bytes], *, entry: str = ENTRY) -> Session:
+    def open(self, files: dict[str, bytes], *, entry: str) -> Session:
         """Start a confined child for one submission and load its entry file."""
         for attempt in range(2):
             if attempt or self.broken or self._proc.poll() is not None:  # killed (by the OOM killer, say)

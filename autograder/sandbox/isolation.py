@@ -1,7 +1,7 @@
 """Kernel isolation layers for worker processes, via ctypes: Landlock, namespaces, cgroups, uids, seccomp.
 
 Every layer is probed at start-up (`probe()`); the sandbox uses what works and records the level.
-Measured costs and traps on this kind of machine are in the project's design notes: RLIMIT_NPROC is
+Measured costs and traps on this kind of machine are in the kit's design notes: RLIMIT_NPROC is
 ignored for root (hence the drop to a per-slot uid), and Landlock applies to root too.
 """
 from __future__ import annotations

@@ -21,7 +21,6 @@ import numpy as np
 
 from autograder.sandbox import wire
 
-ENTRY = "attention.py"
 DRAIN_BYTES = 1 << 20  # output read per wake-up: a flood cannot keep the reader from its deadline
 
 
@@ -88,6 +87,7 @@ class Session:
 
     def __init__(self, sandbox, files: dict[str, bytes], entry: str):
         self.sandbox = sandbox
+        self.entry = entry
         limits = sandbox.limits
         self.output = _Output(limits.max_output_kb * 1024)
         self.status: int | None = None
@@ -252,7 +252,7 @@ class Session:
         if op == "not_implemented":
             return CallResult("not_implemented", message=f"{function}() is not implemented yet")
         if op == "missing":
-            return CallResult("missing", message=f"attention.py defines no function {function}()")
+            return CallResult("missing", message=f"{self.entry} defines no function {function}()")
         if op == "memory":
             return CallResult("memory", message=f"{function}() ran out of memory "
                                                 f"(limit {self.sandbox.limits.memory_mb} MiB)")

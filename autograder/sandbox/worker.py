@@ -31,7 +31,6 @@ from autograder.sandbox import wire
 import collections, dataclasses, functools, itertools, math, random, typing, warnings  # noqa: E401,F401
 import numpy.testing  # noqa: F401
 
-STUDENT_MODULE = "attention"
 
 
 def _read_exact(fd: int, n: int) -> bytes:
@@ -58,7 +57,7 @@ def _write(fd: int, data: bytes) -> None:
 
 
 def _where(line: int, cells) -> str:
-    """'line 12', or for a notebook 'cell 7 (softmax), line 3' (cells: [[first line, label], ...])."""
+    """'line 12', or for a notebook 'cell 7 (score), line 3' (cells: [[first line, label], ...])."""
     for first, label in reversed(cells or ()):
         if isinstance(first, int) and line >= first:
             return f"{label}, line {line - first + 1}"
@@ -66,7 +65,7 @@ def _where(line: int, cells) -> str:
 
 
 def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
-    """The traceback trimmed to the student's own frames: 'line 12 in softmax: e = np.exp(S)'."""
+    """The traceback trimmed to the student's own frames: 'line 12 in score: return Q @ K'."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
     return "; ".join(f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:])
 
@@ -119,7 +118,7 @@ class Child:
         os.chdir(spec["workdir"])
         os.environ.clear()
         os.environ.update({"HOME": spec["workdir"], "OPENBLAS_NUM_THREADS": "1"})
-        imports.restrict(opened, tuple(spec["packages"]), own=(STUDENT_MODULE,))
+        imports.restrict(opened, tuple(spec["packages"]), own=(os.path.splitext(spec["entry"])[0],))
 
     def load(self) -> None:
         try:
@@ -137,9 +136,10 @@ class Child:
         except (ValueError, OSError) as e:
             self.reply({"op": "ungradable", "reason": "unreadable", "message": str(e)[:200]})
             return
-        module = type(sys)(STUDENT_MODULE)
+        name = os.path.splitext(self.spec["entry"])[0]  # the student's module, named as they name it
+        module = type(sys)(name)
         module.__file__ = self.path
-        sys.modules[STUDENT_MODULE] = module
+        sys.modules[name] = module
         try:
             exec(code, module.__dict__)
         except MemoryError:

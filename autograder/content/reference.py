@@ -8,8 +8,6 @@ from pathlib import Path
 
 from autograder.errors import QkvError
 
-FUNCTIONS = ("project", "score", "softmax", "aggregate", "attend")
-
 
 def module_from_source(source: str, name: str, namespace: dict | None = None) -> types.ModuleType:
     """Execute trusted source text as a fresh module."""
@@ -19,19 +17,22 @@ def module_from_source(source: str, name: str, namespace: dict | None = None) ->
     return module
 
 
-def load(path: Path) -> types.ModuleType:
-    """Load the reference module from the instructor master (solutions/attention.py)."""
+def load(path: Path, functions: tuple[str, ...]) -> types.ModuleType:
+    """Load the reference module from the instructor master (solutions/<assignment>/<module>.py)."""
     try:
         source = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise QkvError(f"{path}: cannot read the reference ({e.strerror})") from None
-    return from_source(source, where=str(path))
+    return from_source(source, where=str(path), functions=functions)
 
 
-def from_source(source: str, *, where: str) -> types.ModuleType:
+def from_source(source: str, *, where: str, functions: tuple[str, ...]) -> types.ModuleType:
     """The reference module from its source text (`where` names it in errors)."""
-    module = module_from_source(source, "reference")
-    missing = [f for f in FUNCTIONS if not callable(getattr(module, f, None))]
+    try:
+        module = module_from_source(source, "reference")
+    except SyntaxError as e:
+        raise QkvError(f"{where}: syntax error on line {e.lineno}: {e.msg}") from None
+    missing = [f for f in functions if not callable(getattr(module, f, None))]
     if missing:
         raise QkvError(f"{where}: the reference lacks {', '.join(missing)}")
     return module

@@ -1,8 +1,6 @@
 """Hidden checks for score(Q, K) -> S, raw dot products."""
 import pytest
 
-from autograder.grading import cases
-
 pytestmark = pytest.mark.part("score")
 
 
@@ -13,10 +11,10 @@ def test_two_plus_three_queries_and_keys(expect, fx, ref):
 
 
 @pytest.mark.weight(3)
-def test_more_queries_than_keys_and_fewer(expect, rng, n_cases):
+def test_more_queries_than_keys_and_fewer(expect, rng, n_cases, cases):
     for _ in range(n_cases):
         expect.same("score", *cases.queries_keys(rng))
 
 
-def test_inputs_are_left_unchanged(expect, rng):
+def test_inputs_are_left_unchanged(expect, rng, cases):
     expect.same("score", *cases.queries_keys(rng), check_inputs=True)

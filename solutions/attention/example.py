@@ -62,6 +62,15 @@ class Fixture:
     def inputs(self):
         return self.X, self.W_q, self.W_k, self.W_v
 
+    def matrices(self) -> dict:
+        """The example's matrices a quiz may ask about: name -> (values, row labels, column labels)."""
+        d_v = [f"d{i}" for i in range(self.O.shape[1])]
+        return {"S": (self.S, self.tokens, self.tokens), "A": (self.A, self.tokens, self.tokens),
+                "O": (self.O, self.tokens, tuple(d_v))}
+
+    def render(self) -> str:
+        return render(self)
+
     def as_json(self) -> dict:
         return {"tokens": list(self.tokens), **{k: getattr(self, k).tolist()
                                                  for k in ("X", "W_q", "W_k", "W_v", "S", "A", "O")}}

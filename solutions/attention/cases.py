@@ -1,24 +1,9 @@
-"""Hidden random cases, drawn in the trusted process from a per-student seed.
-
-The seed derives from the course seed, the assignment and the student id (and a label naming what
-is drawn), so a regrade draws the same cases and two students draw different ones.
+"""Cases for the attention assignment's checks: random draws for the hidden suites (from a
+generator the grader seeds per student) and the fixed public cases students may see.
 """
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
-
-
-def seed_for(course_seed: int, assignment: str, student: str, label: str) -> int:
-    digest = hashlib.sha256(f"{course_seed}\x1f{assignment}\x1f{student}\x1f{label}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-def rng_for(course_seed: int, assignment: str, student: str, label: str) -> np.random.Generator:
-    """The generator for one labelled draw of one student (labels keep draws independent)."""
-    return np.random.default_rng(seed_for(course_seed, assignment, student, label))
-
 
 # Shapes stay small (at most 7 per side) so a pure-Python-loop solution passes within the limits,
 # and every draw makes the sides that could be confused differ (n_q != n_k, d_k != d_v, ...).
@@ -63,3 +48,23 @@ def weights_values(rng: np.random.Generator):
     n_q, n_k, d_v = _distinct(rng, 3)
     e = np.exp(rng.normal(size=(n_q, n_k)))
     return e / e.sum(axis=1, keepdims=True), rng.normal(size=(n_k, d_v))
+
+
+def public(example, reference) -> dict[str, list[tuple[str, tuple]]]:
+    """The fixed public cases, by function: the worked example and a few small hand-made ones."""
+    Q, K, V = reference.project(*example.inputs())
+    q2 = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0]])  # (n_q=2, d_k=3)
+    k4 = np.array([[1.0, 1.0, 0.0], [0.0, 2.0, 1.0], [-1.0, 0.0, 1.0], [0.5, 0.5, 0.5]])  # (n_k=4, d_k=3)
+    a23 = np.array([[0.5, 0.25, 0.25], [0.0, 1.0, 0.0]])  # (n_q=2, n_k=3)
+    v32 = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 4.0]])  # (n_k=3, d_v=2)
+    return {
+        "project": [("the 'two plus three' embeddings", example.inputs())],
+        "score": [("the 'two plus three' Q and K", (Q, K)),
+                  ("2 queries against 4 keys", (q2, k4))],
+        "softmax": [("the 'two plus three' scores", (example.S,)),
+                    ("the seed's row of scores [2.1, 0.3, 2.0] for 'plus'", (np.array([2.1, 0.3, 2.0]),)),
+                    ("scores near 1000", (np.array([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 1000.0]]),))],
+        "aggregate": [("the 'two plus three' weights and values", (example.A, V)),
+                      ("2 queries mixing 3 values", (a23, v32))],
+        "attend": [("the 'two plus three' example", example.inputs())],
+    }

@@ -1,44 +1,10 @@
-"""The misconception catalogue: every known wrong variant, in one place.
+"""The misconception catalogue of the attention assignment: every known wrong variant, in one place.
 
-Each entry is a wrong implementation of one function, written out as source. The grader runs it
-(trusted code) on the same inputs as the student to recognise the mistake in a failing output;
-`qkv validate` splices it into the reference to make a mutant submission that must lose points in
-its part and be named in its feedback; release computes its outputs on the public cases so the
-student's own checks can name it too.
+Each entry is a wrong implementation of one function with the one sentence that tells a student
+what to fix. The engine recognises a failing output by running these on the same inputs, and
+`qkv validate` splices each into the reference to prove the hidden suites catch it.
 """
-from __future__ import annotations
-
-import textwrap
-from dataclasses import dataclass
-from functools import cached_property
-
-import numpy as np
-
-from autograder.grading import reference as reference_mod
-
-
-@dataclass(frozen=True)
-class Mistake:
-    id: str
-    part: str  # the function the mistake lives in
-    message: str  # one sentence a student can act on
-    source: str  # the wrong implementation
-    mutates_input: bool = False  # recognised by the input check rather than by the output
-
-    @cached_property
-    def _compiled(self):
-        return compile(textwrap.dedent(self.source), f"<mistake {self.id}>", "exec")
-
-    def function(self, reference):
-        """The wrong function, with the other four functions taken from the reference."""
-        namespace = {"np": np, **{f: getattr(reference, f) for f in reference_mod.FUNCTIONS}}
-        exec(self._compiled, namespace)
-        return namespace[self.part]
-
-    def mutant_source(self, reference_source: str) -> str:
-        """The reference file with this mistake spliced in: a submission for `qkv validate`."""
-        return reference_mod.replace_function(reference_source, self.part, textwrap.dedent(self.source))
-
+from autograder.content.mistakes import Mistake
 
 CATALOGUE: tuple[Mistake, ...] = (
     Mistake("project_swapped_qk", "project",
@@ -142,53 +108,3 @@ CATALOGUE: tuple[Mistake, ...] = (
             return aggregate(A, V), A
         """),
 )
-
-
-GENERIC_MUTATION = ("the function changed an input array it was given: work on new arrays "
-                    "and leave inputs as they were.")
-
-
-def mutation_message(function: str) -> str:
-    """What to tell a student whose function modified its inputs."""
-    return next((m.message for m in for_part(function) if m.mutates_input), GENERIC_MUTATION)
-
-
-CHAIN = "attend"  # the one function that calls the others
-
-
-def chain_hint(failing: list[str]) -> str:
-    """What to add to a failing attend() when some of the functions it calls fail too."""
-    if not failing:
-        return ""
-    names = ", ".join(f"{f}()" for f in failing)
-    return f"; attend() calls your own functions, and {names} {'fails' if len(failing) == 1 else 'fail'} on its own: fix that first."
-
-
-def for_part(function: str) -> tuple[Mistake, ...]:
-    return tuple(m for m in CATALOGUE if m.part == function)
-
-
-def by_id(mistake_id: str) -> Mistake:
-    for m in CATALOGUE:
-        if m.id == mistake_id:
-            return m
-    raise KeyError(mistake_id)
-
-
-def variants(reference, function: str, args) -> list[tuple[str, object]]:
-    """(message, wrong output) for every output-visible mistake of `function` on these inputs.
-
-    Mistakes that crash on these inputs (a shape that only fits square matrices, say) are left out.
-    """
-    out = []
-    for m in for_part(function):
-        if m.mutates_input:
-            continue
-        copies = [np.array(a, copy=True) for a in args]
-        try:
-            with np.errstate(all="ignore"):
-                value = m.function(reference)(*copies)
-        except Exception:  # a mistake that cannot run on these shapes simply does not match
-            continue
-        out.append((m.message, value))
-    return out

@@ -1,8 +1,6 @@
 """Hidden checks for project(X, W_q, W_k, W_v) -> (Q, K, V)."""
 import pytest
 
-from autograder.grading import cases
-
 pytestmark = pytest.mark.part("project")
 
 
@@ -12,10 +10,10 @@ def test_two_plus_three_embeddings(expect, fx):
 
 
 @pytest.mark.weight(3)
-def test_random_shapes(expect, rng, n_cases):
+def test_random_shapes(expect, rng, n_cases, cases):
     for _ in range(n_cases):
         expect.same("project", *cases.projection(rng))
 
 
-def test_inputs_are_left_unchanged(expect, rng):
+def test_inputs_are_left_unchanged(expect, rng, cases):
     expect.same("project", *cases.projection(rng), check_inputs=True)

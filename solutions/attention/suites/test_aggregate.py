@@ -1,8 +1,6 @@
 """Hidden checks for aggregate(A, V) -> O, given the reference's weights (never the student's)."""
 import pytest
 
-from autograder.grading import cases
-
 pytestmark = pytest.mark.part("aggregate")
 
 
@@ -13,10 +11,10 @@ def test_two_plus_three_weights_and_values(expect, fx, ref):
 
 
 @pytest.mark.weight(3)
-def test_more_queries_than_keys_and_fewer(expect, rng, n_cases):
+def test_more_queries_than_keys_and_fewer(expect, rng, n_cases, cases):
     for _ in range(n_cases):
         expect.same("aggregate", *cases.weights_values(rng))
 
 
-def test_inputs_are_left_unchanged(expect, rng):
+def test_inputs_are_left_unchanged(expect, rng, cases):
     expect.same("aggregate", *cases.weights_values(rng), check_inputs=True)

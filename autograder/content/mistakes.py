@@ -1,0 +1,103 @@
+"""The misconception catalogue of an assignment: every known wrong variant, in one place.
+
+Each entry is a wrong implementation of one function, written out as source. The grader runs it
+(trusted code) on the same inputs as the student to recognise the mistake in a failing output;
+`qkv validate` splices it into the reference to make a mutant submission that must lose points in
+its part and be named in its feedback; release computes its outputs on the public cases so the
+student's own checks can name it too. The entries themselves are content:
+`solutions/<assignment>/content.py` lists them.
+"""
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from autograder.content import reference as reference_mod
+
+GENERIC_MUTATION = ("the function changed an input array it was given: work on new arrays "
+                    "and leave inputs as they were.")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    id: str
+    part: str  # the function the mistake lives in
+    message: str  # one sentence a student can act on
+    source: str  # the wrong implementation
+    mutates_input: bool = False  # recognised by the input check rather than by the output
+
+    @cached_property
+    def _compiled(self):
+        return compile(textwrap.dedent(self.source), f"<mistake {self.id}>", "exec")
+
+    def function(self, reference, functions: tuple[str, ...]):
+        """The wrong function, with the assignment's other functions taken from the reference."""
+        namespace = {"np": np, **{f: getattr(reference, f) for f in functions}}
+        exec(self._compiled, namespace)
+        return namespace[self.part]
+
+    def mutant_source(self, reference_source: str) -> str:
+        """The reference file with this mistake spliced in: a submission for `qkv validate`."""
+        return reference_mod.replace_function(reference_source, self.part, textwrap.dedent(self.source))
+
+
+class Catalogue:
+    """The mistakes of one assignment, with the questions the grader asks of them."""
+
+    def __init__(self, mistakes, functions: tuple[str, ...], chain: str | None):
+        self.mistakes = tuple(mistakes)
+        self.functions = tuple(functions)
+        self.chain = chain  # the one function that calls the others, if any
+        seen = set()
+        for m in self.mistakes:
+            if m.id in seen:
+                raise ValueError(f"mistake '{m.id}' is catalogued twice")
+            seen.add(m.id)
+
+    def __iter__(self):
+        return iter(self.mistakes)
+
+    def __len__(self) -> int:
+        return len(self.mistakes)
+
+    def for_part(self, function: str) -> tuple[Mistake, ...]:
+        return tuple(m for m in self.mistakes if m.part == function)
+
+    def by_id(self, mistake_id: str) -> Mistake:
+        for m in self.mistakes:
+            if m.id == mistake_id:
+                return m
+        raise KeyError(mistake_id)
+
+    def mutation_message(self, function: str) -> str:
+        """What to tell a student whose function modified its inputs."""
+        return next((m.message for m in self.for_part(function) if m.mutates_input), GENERIC_MUTATION)
+
+    def chain_hint(self, failing: list[str]) -> str:
+        """What to add to a failing chain function when some of the functions it calls fail too."""
+        if not failing or not self.chain:
+            return ""
+        names = ", ".join(f"{f}()" for f in failing)
+        return (f"; {self.chain}() calls your own functions, and {names} "
+                f"{'fails' if len(failing) == 1 else 'fail'} on its own: fix that first.")
+
+    def variants(self, reference, function: str, args) -> list[tuple[str, object]]:
+        """(message, wrong output) for every output-visible mistake of `function` on these inputs.
+
+        Mistakes that crash on these inputs (a shape that only fits square matrices, say) are left out.
+        """
+        out = []
+        for m in self.for_part(function):
+            if m.mutates_input:
+                continue
+            copies = [np.array(a, copy=True) for a in args]
+            try:
+                with np.errstate(all="ignore"):
+                    value = m.function(reference, self.functions)(*copies)
+            except Exception:  # a mistake that cannot run on these shapes simply does not match
+                continue
+            out.append((m.message, value))
+        return out

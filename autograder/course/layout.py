@@ -1,0 +1,78 @@
+"""Every file and folder name the kit reads or writes, in one place (as nbgrader's coursedir does).
+
+An assignment's student file is named after its reference: solutions/attention/attention.py makes
+students hand in attention.py (or attention.ipynb). Everything else is a fixed name.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+COURSE_FILE = "course.yaml"
+SCHEMA_FILE = "course.schema.json"
+
+# A submission
+ANSWERS_FILE = "answers.yaml"
+TIMESTAMP_FILE = "timestamp.txt"
+
+# An assignment's content folder, solutions/<assignment>/
+CONTENT_MODULE = "content"  # content.py: the trusted hooks of the assignment
+SUITES_DIR = "suites"  # the hidden suites, test_<part>.py
+STUDENT_README = "README.md"  # the template of the release's README
+
+# The release, exercises/<assignment>/
+EXERCISES_DIR = "exercises"
+DIST_DIR = "dist"
+QUIZ_FILE = "quiz.md"
+CASES_FILE = "public_cases.json"
+PUBLIC_CHECKS_FILE = "public_checks.py"
+COMPARE_FILE = "compare.py"
+
+# What grading writes into DIR
+GRADEBOOK_FILE = "gradebook.csv"
+RESULTS_DIR = "results"
+FEEDBACK_DIR = "feedback"
+REPORT_FILE = "report.html"
+RUN_FILE = "run.json"
+
+
+def module_name(assignment) -> str:
+    """The student's module: the stem of the reference's file name (attention for attention.py)."""
+    return Path(assignment.source).stem
+
+
+def code_file(assignment) -> str:
+    return f"{module_name(assignment)}.py"
+
+
+def notebook_file(assignment) -> str:
+    return f"{module_name(assignment)}.ipynb"
+
+
+def public_test_file(assignment) -> str:
+    return f"test_{module_name(assignment)}.py"
+
+
+def submission_files(assignment) -> tuple[str, str]:
+    """The names a submission's code may have, in order of preference."""
+    return code_file(assignment), notebook_file(assignment)
+
+
+def content_dir(course, assignment) -> Path:
+    """solutions/<assignment>/: the folder that holds the reference and everything else of it."""
+    return course.path(assignment.source).parent
+
+
+def suites_dir(course, assignment) -> Path:
+    return content_dir(course, assignment) / SUITES_DIR
+
+
+def release_dir(course, assignment) -> Path:
+    return course.root / EXERCISES_DIR / assignment.id
+
+
+def bundle_path(course, assignment) -> Path:
+    return course.root / DIST_DIR / f"{assignment.id}-student.zip"
+
+# nbgrader's course folder
+NBGRADER_CONFIG = "nbgrader_config.py"
+NBGRADER_SUBMITTED = "submitted"
