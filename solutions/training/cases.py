@@ -16,7 +16,7 @@ HELD_OUT = ("please nine plus now zero", "four now plus please four", "three plu
 FD_RTOL, FD_ATOL = 1e-5, 1e-7  # central differences with h = 1e-6 are good to about 1e-9
 ROW_SHARE = 0.9  # of "plus"'s weight on the two numbers of the example, after training
 PREDICTION_TOLERANCE = 0.1  # |read-out - 5| on the example, after training
-HELD_OUT_TOLERANCE = 0.25  # |read-out - sum| on every held-out sentence
+HELD_OUT_TOLERANCE = 0.5  # mean |read-out - sum| over the held-out sentences (the reference: about 0.2)
 LOSS_DROP = 0.05  # the last loss must be below this fraction of the first
 
 # ---------------------------------------------------------------------------------------------
@@ -148,8 +148,8 @@ def trained(value, shape) -> tuple | None:
 
 
 def held_out_error(ref, W_q, W_k) -> float:
-    """The largest |read-out - true sum| over sentences the model was not trained on."""
-    return max(abs(ref.predict(s, W_q, W_k)[0] - ref.example(s)[2]) for s in HELD_OUT)
+    """The mean |read-out - true sum| over sentences the model was not trained on."""
+    return float(np.mean([abs(ref.predict(s, W_q, W_k)[0] - ref.example(s)[2]) for s in HELD_OUT]))
 
 
 @lru_cache(maxsize=4)
