@@ -32,7 +32,8 @@ class Curve:
     values: tuple  # numbers; None for a value that is missing (not finite, say)
     xlabel: str = ""
     ylabel: str = ""
-    log: bool = False  # a logarithmic y axis (when every value is positive)
+    log: bool = False  # a logarithmic y axis (when every value is positive and they span a factor of 10)
+    every: int = 1  # the values are those of every `every`-th index (the x axis counts indices)
     caption: str = ""
     alt: str = ""
 

@@ -56,7 +56,8 @@ def _figure(item) -> str:
     if isinstance(item, Note):
         return f"<p class=\"missing\">{esc(item.text)}</p>"
     if isinstance(item, Curve):
-        png = heatmap.curve_png(item.values, title=item.title, xlabel=item.xlabel, ylabel=item.ylabel, log=item.log)
+        png = heatmap.curve_png(item.values, title=item.title, xlabel=item.xlabel, ylabel=item.ylabel, log=item.log,
+                                every=item.every)
     else:
         png = heatmap.matrix_png(item.values, item.rows, item.cols, title=item.title, outline=item.outline,
                                  row_sums=item.row_sums, xlabel=item.xlabel, ylabel=item.ylabel)

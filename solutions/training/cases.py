@@ -175,7 +175,7 @@ def training_mistake(ref, fx, value, functions) -> object | None:
     return None
 
 
-def training_summary(ref, value, shape, points: int = 100) -> dict | None:
+def training_summary(ref, value, shape, points: int = 500) -> dict | None:
     """What the feedback page draws of a student's training: the loss curve (at most `points` of it),
     "plus"'s row and the read-out on the example; None when there is nothing to draw."""
     got = trained(value, shape)
@@ -184,6 +184,6 @@ def training_summary(ref, value, shape, points: int = 100) -> dict | None:
     W_q, W_k, losses = got
     prediction, row = ref.predict(EXAMPLE, W_q, W_k)
     step = max(1, -(-losses.size // points))
-    curve = [float(x) if np.isfinite(x) else None for x in losses[::step]]
+    curve = [float(f"{x:.6g}") if np.isfinite(x) else None for x in losses[::step]]
     return {"losses": curve, "every": step, "plus_row": [round(float(w), 4) for w in row],
             "prediction": round(prediction, 4)}
