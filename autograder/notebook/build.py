@@ -128,8 +128,7 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
         raise QkvError(f"{story_name}: cannot read the notebook's story ({getattr(e, 'strerror', None) or e})") from None
     story = parse_story(text, story_name)
     prelude, functions = _master_parts(master, assignment.source)
-    written = loader.load(course, assignment).functions
-    given = {name: text for name, text in functions.items() if name not in written}  # helpers students use
+    given: dict[str, str] = {}  # functions of the master that students do not write (the given directive)
     cells, seen, n_text = [], [], 0
     for item in story:
         if isinstance(item, str):
@@ -143,6 +142,8 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
         if item.what == "setup":
             cells.append(code_cell("setup", prelude + "\n" + SETUP, nbgrader_meta("setup", locked=True)))
         elif item.what == "given":  # graded with the solution cells, since the students' functions call them
+            written = loader.load(course, assignment).functions
+            given = {name: text for name, text in functions.items() if name not in written}
             if "setup" not in seen or not given:
                 raise QkvError(f"{where}: the given directive needs the setup before it and functions of the "
                                "master that students do not write")
@@ -170,11 +171,10 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
         else:
             raise QkvError(f"{where}: unknown directive '{item.what}' "
                            "(setup, given, function NAME, snippet NAME, quiz, answers)")
-    if given and "given" not in seen:
-        raise QkvError(f"{story_name}: {assignment.source} gives {', '.join(given)}; place them with a given directive")
     missing = [f for f in functions if f not in given and f"function {f}" not in seen]
     if missing:
-        raise QkvError(f"{story_name}: no 'function {missing[0]}' directive; every function of the master needs a cell")
+        raise QkvError(f"{story_name}: no 'function {missing[0]}' directive; every function of the master needs a cell "
+                       "(functions students do not write go in the cell of a given directive)")
     for what in ("quiz", "answers"):
         if quiz is not None and what not in seen:
             raise QkvError(f"{story_name}: assignment '{assignment.id}' has a quiz but the story has no {what} directive")
