@@ -136,3 +136,22 @@ def test_finite_differences_of_the_content_agree_with_the_reference(content):
     assert cases.fd_problem(ref.softmax_backward(A, A), cases.fd_softmax_backward(ref, S, dA)) is not None
     args = cases.attend_case(rng)
     assert cases.fd_problem(ref.attend_backward(*args), cases.fd_attend_backward(ref, *args)) is None
+
+
+def test_the_notebook_runs_top_to_bottom_with_the_reference_and_draws_the_training(tmp_path, course, training):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    from autograder.notebook import build
+    from autograder.quiz import master
+
+    for name in ("public_checks.py", "compare.py", "public_cases.json"):
+        shutil.copy(ROOT / "exercises" / "training" / name, tmp_path / name)
+    cells = build.master_cells(course, training, master=course.path(training.source).read_text(),
+                               quiz=master.load_quiz(course, training))
+    nb = nbformat.reads(build.dumps(build.notebook_json(cells)), as_version=4)
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = {c.id: c.get("outputs", []) for c in nb.cells if c.cell_type == "code"}
+    checks = ["".join(o.get("text", "") for o in out) for cid, out in outputs.items() if cid.startswith("check_")]
+    assert len(checks) == 6 and all(text.startswith("PASS") for text in checks), checks
+    assert any("image/png" in o.get("data", {}) for o in outputs["training_plots"])
