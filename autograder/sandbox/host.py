@@ -26,6 +26,7 @@ from autograder.errors import QkvError
 from autograder.sandbox import imports
 from autograder.sandbox import isolation
 from autograder.sandbox import slots
+from autograder.sandbox import wire
 from autograder.sandbox.session import CallResult, LoadResult, Session, ZygoteGone, one_line  # noqa: F401
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -117,7 +118,7 @@ class Sandbox:
         for procs in self._cgroup_procs:  # children are born in the cgroup: no migration per student
             Path(procs).write_text(str(self._proc.pid))
         self._control.settimeout(CONTROL_TIMEOUT_S)
-        self.zygote_pids = {self._proc.pid, *self._ask({"op": "start"}).get("zygote", ())}
+        self.zygote_pids = {self._proc.pid, *self._ask({"op": wire.Op.START}).get("zygote", ())}
 
     def _ask(self, msg: dict, fds=()) -> dict:
         try:
