@@ -261,8 +261,8 @@ class Session:
     # -- ending ----------------------------------------------------------------------------------
 
     def exit_text(self) -> str:
-        if self.status is None:
-            return "still running"
+        if self.status is None:  # never reaped: the sandbox itself was killed, as the memory limit does
+            return "its sandbox was stopped, most likely at the memory limit"
         if os.WIFSIGNALED(self.status):
             sig = os.WTERMSIG(self.status)
             if sig == signal.SIGXCPU:
