@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograder.grading.outcomes import Outcome
 from autograder.public.compare import problem
 
 
@@ -28,10 +29,6 @@ class StudentProblem(Exception):
         super().__init__(message)
         self.outcome = outcome
         self.message = message
-
-
-_OUTCOME_OF_KIND = {"raised": "raised", "not_implemented": "not_implemented", "missing": "ungradable",
-                    "timeout": "timeout", "memory": "memory", "exited": "exited", "invalid": "exited"}
 
 
 class Expect:
@@ -54,7 +51,7 @@ class Expect:
         result = self._call(function, args)
         self.last_value = result.value
         if result.kind != "returned":
-            raise StudentProblem(_OUTCOME_OF_KIND.get(result.kind, "exited"), result.message)
+            raise StudentProblem(Outcome.of_call(result.kind), result.message)
         return result.value, result.inputs_changed
 
     def call_shared(self, function: str, *args):
