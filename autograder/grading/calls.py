@@ -40,8 +40,8 @@ class Planned:
 
 class ReferenceMemo:
     """The reference's functions, each result kept (a bounded number) for inputs equal bit for bit:
-    the planning pass, the judging pass and every student on the worked example ask for the same
-    expected values. Callers must not modify what they get."""
+    the planning pass of every student asks for the same values on the worked example (a whole
+    training run, say). Callers must not modify what they get."""
 
     def __init__(self, module, functions):
         self._module = module
@@ -65,17 +65,6 @@ class ReferenceMemo:
         if len(self._kept) > MEMO_SIZE:
             self._kept.popitem(last=False)
         return value
-
-
-class PlanningContent:
-    """An assignment's content as Expect sees it, with the memoised reference in place of its own."""
-
-    def __init__(self, content, memo: ReferenceMemo):
-        self._content = content
-        self.reference = memo
-
-    def __getattr__(self, name):
-        return getattr(self._content, name)
 
 
 class PlanningExpect(Expect):

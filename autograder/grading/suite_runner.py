@@ -15,19 +15,17 @@ import dataclasses
 import sys
 from dataclasses import dataclass, field
 
-import pytest
-from _pytest.reports import TestReport
 
 from autograder.grading import seeds
-from autograder.grading.calls import PlanningContent, PlanningExpect, ReferenceMemo, StudentCalls, planning_call
+from autograder.grading.calls import PlanningExpect, ReferenceMemo, StudentCalls, planning_call
 from autograder.grading.expect import CheckFailed, Expect, StudentProblem
 from autograder.course import layout
 from autograder.errors import QkvError
+from autograder.grading.outcomes import Outcome
 from autograder.grading.results import StudentResult, TestResult
 from autograder.sandbox.host import Sandbox
 from autograder.grading.submissions import Submission, with_files
 
-_LOAD_OUTCOME = {"timeout": "timeout", "memory": "memory", "exited": "exited"}
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
                "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise",
                "-p", "no:unraisableexception", "-p", "no:threadexception",
@@ -63,6 +61,7 @@ class _StudentRun:
     sub: Submission
     calls: StudentCalls | None = None
     recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
+    shared: dict = field(default_factory=dict)  # calls several checks share (Expect.call_shared)
 
 
 def readable(item) -> str:
@@ -114,10 +113,11 @@ class SuitePlugin:
 
 
 def _logreport(test: SuiteTest, student: str, result: TestResult) -> None:
+    from _pytest.reports import TestReport  # noqa: PLC0415 - pytest is loaded only where it runs
     test.item.ihook.pytest_runtest_logreport(report=TestReport(
         f"{test.item.nodeid}[{student}]", test.item.location, {},
-        "passed" if result.outcome == "passed" else "failed",
-        None if result.outcome == "passed" else f"{result.outcome}: {result.output}", "call",
+        "passed" if result.outcome == Outcome.PASSED else "failed",
+        None if result.outcome == Outcome.PASSED else f"{result.outcome}: {result.output}", "call",
         user_properties=[("score", result.score), ("max_score", result.max_score)]))
 
 
@@ -130,7 +130,6 @@ class SuiteRun:
         self.errors = errors  # grader errors met: bugs in the suites, not the students' doing
         self.report = report  # report(test, student, result), e.g. to pytest
         self.memo = ReferenceMemo(ctx.content.reference, ctx.content.functions)
-        self.content = PlanningContent(ctx.content, self.memo)
 
     def grade(self, sub: Submission) -> StudentResult:
         # Read once, before any test: the code and the quiz answers (a file that changes while it
@@ -146,8 +145,9 @@ class SuiteRun:
         planned: list = []
         if run.sub.problem or run.sub.files is None:
             return planned
+        shared: dict = {}
         for test in self.tests:
-            expect = self._expect(planning_call(self.memo, planned, test.part), {}, PlanningExpect)
+            expect = self._expect(planning_call(self.memo, planned, test.part), {}, shared, PlanningExpect)
             try:
                 test.item.obj(**self._values(run, test, expect))
             except Exception:  # noqa: BLE001 - planning stops here; the judging pass tells what it was
@@ -168,25 +168,25 @@ class SuiteRun:
         return {name: params[name] if name in params else provide[name]()
                 for name in test.item._fixtureinfo.argnames}
 
-    def _expect(self, call, recorded: dict, kind=Expect) -> Expect:
+    def _expect(self, call, recorded: dict, shared: dict, kind=Expect) -> Expect:
         course = self.ctx.course
-        return kind(call, self.content, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
-                      show_inputs=course.feedback.show_case_inputs, recorded=recorded)
+        return kind(call, self.ctx.content, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
+                      show_inputs=course.feedback.show_case_inputs, recorded=recorded, shared=shared)
 
     def _run_test(self, run: _StudentRun, test: SuiteTest) -> TestResult:
         visibility = self.ctx.course.feedback.visibility
         base = {"name": test.name, "part": test.part, "max_score": test.max_score, "visibility": visibility}
-        expect = self._expect(lambda fn, args: run.calls.call(test.part, fn, args), run.recorded)
+        expect = self._expect(lambda fn, args: run.calls.call(test.part, fn, args), run.recorded, run.shared)
         try:
             test.item.obj(**self._values(run, test, expect))
-            result = TestResult(score=test.max_score, outcome="passed", **base)
+            result = TestResult(score=test.max_score, outcome=Outcome.PASSED, **base)
         except CheckFailed as e:
-            result = TestResult(score=0.0, outcome="failed", output=e.message, mistake=e.mistake, **base)
+            result = TestResult(score=0.0, outcome=Outcome.FAILED, output=e.message, mistake=e.mistake, **base)
         except StudentProblem as e:
             result = TestResult(score=0.0, outcome=e.outcome, output=e.message, **base)
         except Exception as e:  # a bug in a suite or in the grader, never the student's doing
             self.errors.append(f"{test.item.nodeid} for {run.sub.student}: {type(e).__name__}: {e}")
-            result = TestResult(score=0.0, outcome="grader_error", output=(
+            result = TestResult(score=0.0, outcome=Outcome.GRADER_ERROR, output=(
                 f"the grader failed on this check ({type(e).__name__}); tell your instructor"), **base)
         if self.report is not None:
             self.report(test, run.sub.student, result)
@@ -197,7 +197,7 @@ class SuiteRun:
     def _open(self, run: _StudentRun):
         """(session, None), or (None, (outcome, message)) when the submission cannot be loaded."""
         if run.sub.problem or run.sub.files is None:  # with_files recorded the problem
-            return None, ("ungradable", run.sub.problem or "no code to grade")
+            return None, (Outcome.UNGRADABLE, run.sub.problem or "no code to grade")
         session = self.ctx.sandbox.open(run.sub.files, entry=layout.code_file(self.ctx.assignment))
         load = session.load
         if not load.ok:
@@ -205,18 +205,17 @@ class SuiteRun:
             text = session.output.text()
             if text:
                 run.calls.output.append(text)
-            return None, (_LOAD_OUTCOME.get(load.reason, "ungradable"), load.message)
+            return None, (Outcome.of_load(load.reason), load.message)
         return session, None
 
     def _chain_hints(self, tests: list[TestResult]) -> list[TestResult]:
         """A failing chain function whose mistake is unnamed is told which of its callees fail on their own."""
         catalogue = self.ctx.content.catalogue
         function_of = {p.id: p.function for p in self.ctx.assignment.parts}
-        failing = sorted({function_of[t.part] for t in tests if t.outcome != "passed"} - {catalogue.chain},
-                         key=list(function_of.values()).index)
-        hint = catalogue.chain_hint(failing)
-        return [dataclasses.replace(t, output=t.output + hint)
-                if hint and function_of[t.part] == catalogue.chain and t.outcome == "failed" and not t.mistake
+        failing = {function_of[t.part] for t in tests if t.outcome != Outcome.PASSED}
+        hints = {f: catalogue.chain_hint(f, failing) for f in catalogue.chain}
+        return [dataclasses.replace(t, output=t.output + hints[function_of[t.part]])
+                if hints.get(function_of[t.part]) and t.outcome == Outcome.FAILED and not t.mistake
                 else t for t in tests]
 
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> StudentResult:
@@ -237,6 +236,7 @@ class SuiteRun:
 def collect(ctx: GradingContext) -> list[SuiteTest]:
     """The suite tests of the assignment, collected by pytest once per grading process."""
     if ctx.tests is None:
+        import pytest  # noqa: PLC0415 - its imports cost more than grading a student: only collecting needs them
         plugin = SuitePlugin(ctx, [], None)
         content = ctx.content
         code = pytest.main([*PYTEST_ARGS, "-p", "no:terminal", "--collect-only", "--rootdir", str(content.suites_dir),

@@ -11,7 +11,6 @@ import os
 import select
 import shutil
 import signal
-import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -121,7 +120,7 @@ class Session:
                 "packages": list(sandbox.packages), "package_dirs": sandbox.package_dirs,
                 "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
         try:
-            reply = sandbox._ask({"op": "spawn", "spec": spec}, [req_r, rep_w, out_w])
+            reply = sandbox._ask({"op": wire.Op.SPAWN, "spec": spec}, [req_r, rep_w, out_w])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
@@ -198,7 +197,7 @@ class Session:
             return LoadResult(False, "invalid", f"the process sent a malformed message while loading ({_why(e)})")
 
     def _loaded(self, header: dict) -> LoadResult:
-        if header.get("op") == "loaded":
+        if header.get("op") == wire.Op.LOADED:
             names = header.get("functions")
             ok_names = tuple(one_line(n, 80) for n in names[:200]) if isinstance(names, list) else ()
             return LoadResult(True, functions=ok_names)
@@ -230,7 +229,7 @@ class Session:
         arrays: list = []
         trees = [{"function": f, "args": [wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args]}
                  for f, args in calls]
-        frame = wire.pack({"op": "calls", "calls": trees, "stream": stream}, arrays)
+        frame = wire.pack({"op": wire.Op.CALLS, "calls": trees, "stream": stream}, arrays)
         done: list[CallResult] = []
         try:
             for header, payload in self._frames(frame, timeout):
@@ -254,7 +253,7 @@ class Session:
     def _results(self, calls, header: dict, payload: bytes) -> list[CallResult]:
         """The results one reply frame holds: at least one, and no more than the calls still unanswered."""
         items = header.get("results")
-        if header.get("op") != "results" or not isinstance(items, list) or not 0 < len(items) <= len(calls):
+        if header.get("op") != wire.Op.RESULTS or not isinstance(items, list) or not 0 < len(items) <= len(calls):
             raise wire.WireError("unknown reply")
         out, offset = [], 0
         for (function, args), item in zip(calls, items):
@@ -266,7 +265,7 @@ class Session:
 
     def _result(self, function: str, args, header: dict, payload: bytes, offset: int) -> tuple[CallResult, int]:
         op = header.get("op")
-        if op == "returned":
+        if op == wire.Op.RETURNED:
             value, offset = wire.decode_value(header.get("value"), payload, offset)
             after, trees = [], header.get("inputs_after", [])
             if not isinstance(trees, list):
@@ -278,15 +277,15 @@ class Session:
                                  and b.tobytes() == np.asarray(a, dtype=np.float64).tobytes())  # bit for bit
                             for a, b in zip(args, after))
             return CallResult("returned", value, changed), offset
-        if op == "raised":
+        if op == wire.Op.RAISED:
             text = f"raised {one_line(header.get('type'), 80)}: {one_line(header.get('message'), 300)}"
             where = one_line(header.get("where", ""), 400)
             return CallResult("raised", message=text + (f" ({where})" if where else "")), offset
-        if op == "not_implemented":
+        if op == wire.Op.NOT_IMPLEMENTED:
             return CallResult("not_implemented", message=f"{function}() is not implemented yet"), offset
-        if op == "missing":
+        if op == wire.Op.MISSING:
             return CallResult("missing", message=f"{self.entry} defines no function {function}()"), offset
-        if op == "memory":
+        if op == wire.Op.MEMORY:
             return CallResult("memory", message=f"{function}() ran out of memory "
                                                 f"(limit {self.sandbox.limits.memory_mb} MiB)"), offset
         raise wire.WireError("unknown reply")
@@ -294,8 +293,8 @@ class Session:
     # -- ending ----------------------------------------------------------------------------------
 
     def exit_text(self) -> str:
-        if self.status is None:
-            return "still running"
+        if self.status is None:  # never reaped: the sandbox itself was killed, as the memory limit does
+            return "its sandbox was stopped, most likely at the memory limit"
         if os.WIFSIGNALED(self.status):
             sig = os.WTERMSIG(self.status)
             if sig == signal.SIGXCPU:
@@ -319,7 +318,7 @@ class Session:
             self._fds = ()
         try:
             if self.pid is not None:
-                status = self.sandbox._ask({"op": "reap", "pid": self.pid}).get("status")
+                status = self.sandbox._ask({"op": wire.Op.REAP, "pid": self.pid}).get("status")
                 self.status = status if isinstance(status, int) else 0
                 self.pid = None
             for _ in range(1000):
@@ -327,7 +326,7 @@ class Session:
                     break
                 self.sandbox.kill_survivors()
                 time.sleep(0.001)
-                self.sandbox._ask({"op": "reap", "pid": None})
+                self.sandbox._ask({"op": wire.Op.REAP, "pid": None})
             else:  # the next submission must not share a cgroup or a uid with anything left running
                 raise RuntimeError(f"sandbox: processes {sorted(self.sandbox.survivors())} survived SIGKILL")
         except ZygoteGone:
@@ -355,15 +354,16 @@ class _Frames:
         """The first whole frame (header, payload), or None while it is incomplete."""
         buf = self.buf
         if self.header is None:
-            if len(buf) < 4:
+            if len(buf) < wire.LENGTH.size:
                 return None
-            (size,) = struct.unpack(">I", buf[:4])
+            start = wire.LENGTH.size
+            (size,) = wire.LENGTH.unpack(buf[:start])
             if size > wire.MAX_HEADER:
                 raise wire.WireError("header too large")
-            if len(buf) < 4 + size:
+            if len(buf) < start + size:
                 return None
-            self.header = wire.parse_header(bytes(buf[4:4 + size]))
-            self.need = 4 + size + self.header["payload"]
+            self.header = wire.parse_header(bytes(buf[start:start + size]))
+            self.need = start + size + self.header["payload"]
         if len(buf) < self.need:
             return None
         header = self.header

@@ -16,7 +16,6 @@ import resource
 import shutil
 import signal
 import socket
-import struct
 import sys
 import traceback
 
@@ -45,7 +44,7 @@ def _read_exact(fd: int, n: int) -> bytes:
 
 
 def _read_frame(fd: int):
-    (size,) = struct.unpack(">I", _read_exact(fd, 4))
+    (size,) = wire.LENGTH.unpack(_read_exact(fd, wire.LENGTH.size))
     header = json.loads(_read_exact(fd, size))
     return header, _read_exact(fd, header["payload"])
 
@@ -130,11 +129,11 @@ class Child:
             code = compile(source, self.filename, "exec", dont_inherit=True)
         except SyntaxError as e:
             where = _where(e.lineno or 0, self.cells)
-            self.reply({"op": "ungradable", "reason": "syntax",
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "syntax",
                         "message": f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"})
             return
         except (ValueError, OSError) as e:
-            self.reply({"op": "ungradable", "reason": "unreadable", "message": str(e)[:200]})
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "unreadable", "message": str(e)[:200]})
             return
         name = os.path.splitext(self.spec["entry"])[0]  # the student's module, named as they name it
         module = type(sys)(name)
@@ -143,41 +142,41 @@ class Child:
         try:
             exec(code, module.__dict__)
         except MemoryError:
-            self.reply({"op": "ungradable", "reason": "memory", "message": "ran out of memory while loading"})
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "memory", "message": "ran out of memory while loading"})
             return
         except imports.NotAllowed as e:
-            self.reply({"op": "ungradable", "reason": "import", "message": str(e)[:300],
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": str(e)[:300],
                         "where": _student_trace(e, self.filename, self.cells)})
             return
         except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
             info = _describe(e, self.filename, self.cells)
-            self.reply({"op": "ungradable", "reason": "import", "message": f"loading raised {info['type']}: "
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": f"loading raised {info['type']}: "
                         f"{info['message']}", "where": info["where"]})
             return
         self.module = module
         functions = [name for name, value in vars(module).items() if callable(value)]
-        self.reply({"op": "loaded", "functions": functions[:200]})
+        self.reply({"op": wire.Op.LOADED, "functions": functions[:200]})
 
     def call(self, function: str, args) -> tuple[dict, list]:
         """Run one call; its reply (returned, raised, ...) and the arrays that go with it."""
         fn = getattr(self.module, function, None)
         if not callable(fn):
-            return {"op": "missing"}, []
+            return {"op": wire.Op.MISSING}, []
         try:
             result = fn(*args)
         except NotImplementedError:
-            return {"op": "not_implemented"}, []
+            return {"op": wire.Op.NOT_IMPLEMENTED}, []
         except MemoryError:
-            return {"op": "memory"}, []
+            return {"op": wire.Op.MEMORY}, []
         except BaseException as e:  # RecursionError, SystemExit, ...: the student's, reported as raised
-            return {"op": "raised", **_describe(e, self.filename, self.cells)}, []
+            return {"op": wire.Op.RAISED, **_describe(e, self.filename, self.cells)}, []
         arrays = []
         try:
             value = wire.encode_value(result, arrays)
             after = [wire.encode_value(a, arrays) for a in args]
         except MemoryError:
-            return {"op": "memory"}, []
-        return {"op": "returned", "value": value, "inputs_after": after}, arrays
+            return {"op": wire.Op.MEMORY}, []
+        return {"op": wire.Op.RETURNED, "value": value, "inputs_after": after}, arrays
 
     def calls(self, header: dict, payload: bytes) -> None:
         """Run a batch of calls in order and answer in as few frames as the limits allow (one, as a
@@ -194,10 +193,10 @@ class Child:
             head += 256 + 64 * len(out) + len(reply.get("message", "")) + len(reply.get("where", ""))
             size += sum(a.nbytes for a in out)
             if header.get("stream") or head > wire.MAX_HEADER // 4 or size > wire.MAX_PAYLOAD // 4:
-                self.reply({"op": "results", "results": results}, arrays)
+                self.reply({"op": wire.Op.RESULTS, "results": results}, arrays)
                 results, arrays, head, size = [], [], 0, 0
         if results:
-            self.reply({"op": "results", "results": results}, arrays)
+            self.reply({"op": wire.Op.RESULTS, "results": results}, arrays)
 
     def serve(self) -> None:
         self.load()
@@ -205,7 +204,7 @@ class Child:
             return
         while True:
             header, payload = _read_frame(self.req)
-            if header.get("op") != "calls":
+            if header.get("op") != wire.Op.CALLS:
                 return
             self.calls(header, payload)
 
@@ -292,9 +291,9 @@ def zygote(control: socket.socket, *, own_namespace: bool) -> None:
         if not data:
             return
         msg = json.loads(data)
-        if msg["op"] == "spawn":
+        if msg["op"] == wire.Op.SPAWN:
             reply = _spawn(control, msg["spec"], fds)
-        elif msg["op"] == "reap":
+        elif msg["op"] == wire.Op.REAP:
             reply = _reap(msg["pid"], own_namespace=own_namespace)
         else:
             reply = {"error": "unknown request"}
