@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.public.compare import problem
+from autograder.public.compare import crash_problem, problem
 
 
 class CheckFailed(AssertionError):
@@ -47,10 +47,16 @@ class Expect:
         self.last_value = None  # what the student's last call returned, kept even when a check fails
 
     def call(self, function: str, *args):
-        """The student's return value and which inputs it changed; raises StudentProblem otherwise."""
+        """The student's return value and which inputs it changed; raises StudentProblem otherwise
+        (or CheckFailed when the error is the one a catalogued mistake raises on these inputs)."""
         args = [np.array(a, dtype=np.float64) for a in args]
         result = self._call(function, args)
         self.last_value = result.value
+        if result.kind == "raised":
+            catalogue = self.content.catalogue
+            named = crash_problem(result.message, catalogue.crashes(self.reference, function, args))
+            if named:
+                raise CheckFailed(f"{named} (It {result.message})", catalogue.id_of(function, named))
         if result.kind != "returned":
             raise StudentProblem(_OUTCOME_OF_KIND.get(result.kind, "exited"), result.message)
         return result.value, result.inputs_changed
@@ -78,12 +84,22 @@ class Expect:
         if msg:  # only now is it worth asking which known mistake this is
             msg = problem(value, expected, **tolerances, reveal=not hidden,
                           variants=catalogue.variants(self.reference, function, args))
-            mistake = next((m.id for m in catalogue.for_part(function) if m.message == msg), None)
-            self._fail(msg, mistake, args, hidden)
-        if check_inputs and any(changed):
+            self._fail(msg, catalogue.id_of(function, msg), args, hidden)
+        if check_inputs:
+            self._fail_if_changed(function, changed, args, hidden)
+        return value
+
+    def unchanged(self, function: str, *args, hidden: bool = True):
+        """Fail only when the call modified one of its inputs, whatever it returned."""
+        value, changed = self.call(function, *args)
+        self._fail_if_changed(function, changed, args, hidden)
+        return value
+
+    def _fail_if_changed(self, function: str, changed, args, hidden: bool) -> None:
+        if any(changed):
+            catalogue = self.content.catalogue
             mistake = next((m.id for m in catalogue.for_part(function) if m.mutates_input), None)
             self._fail(catalogue.mutation_message(function), mistake, args, hidden)
-        return value
 
     def record(self, name: str, value) -> None:
         """Keep a plain JSON value (lists, numbers, None) for the feedback page under `name`."""
