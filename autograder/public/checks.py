@@ -76,10 +76,10 @@ def check_function(call, function: str, cases: dict) -> Line:
         variants = [(msg, decode(v)) for msg, v in case["variants"]]
         msg = problem(value, decode(case["expected"]), rtol=tol["rtol"], atol=tol["atol"],
                       names=cases.get("tuple_names", {}).get(function), variants=variants)
+        if any(changed):  # changed inputs come first: they may be why the values are wrong
+            return Line(function, "fail", f"on {case['name']}: {case['mutation_message']}")
         if msg:
             return Line(function, "fail", f"on {case['name']}: {msg}")
-        if any(changed):
-            return Line(function, "fail", f"on {case['name']}: {case['mutation_message']}")
     return Line(function, "ok", f"{len(entries)} public check{'s' if len(entries) != 1 else ''} passed")
 
 

@@ -94,3 +94,9 @@ def feedback_section(recorded: dict, worked, tolerance) -> Section:
 
 # What the synthetic class's mistaken students answer: the seed text's weights, copied.
 SYNTHETIC_QUIZ_MISTAKE = "seed-scores: [0.45, 0.10, 0.45]"
+
+
+def mutant_inputs(rng):
+    """Random inputs per function for `qkv validate --mutants` to tell equivalent mutants apart."""
+    return {"project": cases.projection(rng), "score": cases.queries_keys(rng), "softmax": (cases.large_scores(rng),),
+            "aggregate": cases.weights_values(rng), "attend": cases.projection(rng)}

@@ -25,10 +25,12 @@ def test_random_shapes(expect, rng, n_cases, cases):
 
 
 def test_attention_rows_sum_to_one(expect, rng, cases):
-    value, _ = expect.call("attend", *cases.projection(rng))
+    args = cases.projection(rng)
+    value, _ = expect.call("attend", *args)
     A = as_array(value[1]) if isinstance(value, (tuple, list)) and len(value) == 2 else None
     expect.holds(A is not None and A.ndim == 2 and np.allclose(A.sum(axis=-1), 1.0),
                  "the attention matrix (the second item returned) must have rows that sum to 1")
+    expect.counts_if_right("attend", value, args, "the attention matrix's rows sum to 1")
 
 
 def test_inputs_are_left_unchanged(expect, rng, cases):

@@ -39,6 +39,7 @@ def test_rows_sum_to_one_and_weights_are_non_negative(expect, rng, cases):
     expect.holds(W is not None and W.shape == S.shape and bool(np.all(W >= 0)) and np.allclose(W.sum(axis=-1), 1.0),
                  "each row of weights must be non-negative and sum to 1 (a weight is exp(score) over the row's "
                  "sum of exp)")
+    expect.counts_if_right("softmax", value, (S,), "each row is non-negative and sums to 1")
 
 
 def test_adding_a_constant_to_a_row_changes_nothing(expect, rng, cases):
@@ -49,6 +50,7 @@ def test_adding_a_constant_to_a_row_changes_nothing(expect, rng, cases):
     expect.holds(a is not None and b is not None and a.shape == b.shape and np.allclose(a, b),
                  "softmax(S + c) must equal softmax(S) when c is added to a whole row: only differences "
                  "between a row's scores may matter")
+    expect.counts_if_right("softmax", first, (S,), "softmax(S + c) equals softmax(S)")
 
 
 def test_input_is_left_unchanged(expect, rng, cases):
