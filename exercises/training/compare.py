@@ -1,0 +1,156 @@
+"""Compare one returned value with the expected one and say, in a sentence, what is wrong.
+
+Checks run in order (returned something, is an array, right shape, finite, right values) and the
+first that fails is reported with actual against expected. When the values are wrong, the output
+is matched against known wrong variants (the misconception catalogue, computed elsewhere) so the
+message can name the mistake. This module depends on numpy only: it ships in the student bundle.
+
+Accepted on purpose: a list (or nested lists) of the right numbers counts as the array it spells,
+and a list of arrays as a tuple, since numpy itself reads them so. Not accepted: values that are
+only close, as float32 arithmetic gives (about 7 significant digits, where the tolerance asks for
+float64's); they get a message of their own.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def as_array(value):
+    """Return value as a float64 array, or None when it cannot be one."""
+    if value is None or isinstance(value, (str, bytes, dict)):
+        return None
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return None if arr.dtype == object else arr
+
+
+def close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """numpy.isclose(a, b, rtol, atol, equal_nan=True) for float arrays, without its per-call overhead."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.abs(a - b) <= atol + rtol * np.abs(b)
+    ok |= a == b  # equal infinities
+    ok |= np.isnan(a) & np.isnan(b)
+    return ok
+
+
+# "Close but not within tolerance": what float32 arithmetic (or a stray epsilon) gives.
+NEAR_RTOL = 1e-5
+NEAR_MESSAGE = ("agrees with the expected values to only a few significant digits, as float32 arithmetic, "
+                "an added epsilon or a clipped value gives: compute in float64, numpy's default, with no "
+                "extra constants or clipping")
+
+
+def _same(a, b, rtol, atol) -> bool:
+    if isinstance(a, list) and isinstance(b, tuple):
+        a = tuple(a)
+    elif isinstance(a, (tuple, list)) and not isinstance(b, tuple):
+        a = as_array(a)  # a list (or a tuple of rows) of numbers is the array it spells
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(_same(x, y, rtol, atol) for x, y in zip(a, b)))
+    a, b = as_array(a), as_array(b)
+    return a is not None and b is not None and a.shape == b.shape and bool(close(a, b, rtol, atol).all())
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, tuple):
+        return f"a tuple of {len(value)}"
+    return type(value).__name__
+
+
+def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: float, reveal: bool = True):
+    arr = as_array(actual)
+    if arr is None:
+        return f"{what} is {_kind(actual)}, expected an array of shape {expected.shape}"
+    if arr.shape != expected.shape:
+        hint = ""
+        if arr.shape == expected.shape[::-1] and arr.ndim == 2:
+            hint = " (transposed?)"
+        return f"{what} has shape {arr.shape}, expected {expected.shape}{hint}"
+    if not np.all(np.isfinite(arr)) and np.all(np.isfinite(expected)):
+        bad = int(np.sum(~np.isfinite(arr)))
+        return f"{what} has {bad} nan/inf entr{'y' if bad == 1 else 'ies'}; every entry should be finite"
+    ok = close(arr, expected, rtol, atol)
+    if not ok.all() and _near(arr, expected):
+        return f"{what} {NEAR_MESSAGE}"
+    if not ok.all():
+        idx = np.unravel_index(int(np.argmin(ok)), arr.shape) if arr.ndim else ()
+        where = f"[{', '.join(map(str, idx))}]" if idx else ""
+        if not reveal:  # a hidden case: say how wrong, not what the answer is
+            return f"{what} differs from the expected values in {int((~ok).sum())} of {ok.size} entries"
+        return (f"{what}{where} is {arr[idx]:.6g}, expected {expected[idx]:.6g} "
+                f"({int((~ok).sum())} of {ok.size} entries differ)")
+    return None
+
+
+def _near(arr: np.ndarray, expected: np.ndarray) -> bool:
+    """Every entry within NEAR_RTOL of the array's scale: right in substance, wrong in precision."""
+    scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.all(np.abs(arr - expected) <= NEAR_RTOL * max(scale, 1e-12)))
+
+
+def crash_problem(error: str, crashes=()) -> str | None:
+    """The catalogued mistake whose code raises the same error on the same inputs, if any.
+
+    Args:
+        error: the student's error as reported ("raised ValueError: matmul: ... (line 3 ...)").
+        crashes: (message, "ErrorType: text") pairs, one per mistake that raises on these inputs.
+    """
+    error = _gist(error)
+    for message, signature in crashes:
+        if "raised " + _gist(signature)[:100] in error:
+            return message
+    return None
+
+
+def _gist(text: str) -> str:
+    """An error message with its numbers (shapes, sizes, axes) blanked and its spaces collapsed:
+    `K @ Q` and `Q @ K` fail alike whatever the shapes of the case."""
+    out = []
+    for c in " ".join(text.split()):
+        if c.isdigit():
+            if not out or out[-1] != "#":
+                out.append("#")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=(), reveal: bool = True):
+    """Return None when actual matches expected, else one sentence on what is wrong.
+
+    Args:
+        actual: what the student's function returned (array, tuple of arrays, or anything else).
+        expected: the reference value (array or tuple of arrays).
+        names: names of the tuple elements, e.g. ("Q", "K", "V").
+        variants: (message, wrong_value) pairs; a match names the misconception.
+        reveal: False for hidden cases: the message then gives no expected numbers.
+    """
+    if _same(actual, expected, rtol, atol):
+        return None
+    for message, wrong in variants:
+        if not _same(wrong, expected, rtol, atol) and _same(actual, wrong, rtol, atol):
+            return message
+    if actual is None:
+        return "returned None: did you forget a return statement?"
+    if isinstance(actual, list):
+        actual = tuple(actual) if isinstance(expected, tuple) else as_array(actual)
+    elif isinstance(actual, tuple) and not isinstance(expected, tuple) and as_array(actual) is not None:
+        actual = as_array(actual)
+    if isinstance(expected, tuple):
+        names = names or [f"item {i}" for i in range(len(expected))]
+        if not isinstance(actual, tuple):
+            return f"returned {_kind(actual)}, expected a tuple ({', '.join(names)})"
+        if len(actual) != len(expected):
+            return f"returned a tuple of {len(actual)}, expected {len(expected)} ({', '.join(names)})"
+        for name, a, e in zip(names, actual, expected):
+            msg = _array_problem(a, e, name, rtol, atol, reveal)
+            if msg:
+                return msg
+        return "values differ from the expected ones"
+    return _array_problem(actual, expected, "the result", rtol, atol, reveal) or "values differ from the expected ones"
