@@ -214,6 +214,7 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     a = course.assignment(assignment)
     out, submissions = Path(out), Path(submissions)
     check_options(submissions, out, jobs, a.id)
+    loader.load(course, a)  # a part function the reference lacks, or broken content, stops the run here
     roster = roster_mod.load(course)
     found = layers()
     if found.missing and not weak_sandbox and executor is None:

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from autograder import __version__
-from autograder.content import loader
+from autograder.course import layout
 from autograder.course.config import grading_view
 from autograder.errors import QkvError
 from autograder.grading import results
@@ -38,11 +38,24 @@ def _sha(data: bytes) -> str:
 def run_inputs(course, assignment) -> dict:
     """The hashes every student of this run shares: course, content and kit."""
     view = json.dumps(grading_view(course, assignment), sort_keys=True, default=str).encode()
-    files = loader.snapshot(course, assignment)
-    content = hashlib.sha256()
-    for name in sorted(files):
-        content.update(name.encode() + b"\0" + _sha(files[name]).encode() + b"\0")
-    return {"course": _sha(view), "content": content.hexdigest()[:20], "kit": __version__}
+    return {"course": _sha(view), "content": content_hash(course, assignment), "kit": __version__}
+
+
+def content_hash(course, assignment) -> str:
+    """A hash of the assignment's content folder (reference, suites, hooks) and its quiz master."""
+    folder = layout.content_dir(course, assignment)
+    paths = [(p.relative_to(folder).as_posix(), p) for p in sorted(folder.rglob("*"))
+             if p.is_file() and "__pycache__" not in p.parts]
+    if assignment.quiz:
+        paths.append(("quiz", course.path(assignment.quiz)))
+    digest = hashlib.sha256()
+    for name, path in paths:
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise QkvError(f"{path}: cannot read ({e.strerror})") from None
+        digest.update(name.encode() + b"\0" + _sha(data).encode() + b"\0")
+    return digest.hexdigest()[:20]
 
 
 def submission_hash(course, sub: Submission) -> str:
