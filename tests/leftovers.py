@@ -74,7 +74,8 @@ def leftovers(since: float = 0.0, keys_before: dict | None = None) -> list[str]:
         uid = _owner(proc) if proc.name.isdigit() else None
         if uid in SANDBOX_UIDS and not _slot_in_use(uid):
             found.append(f"process {proc.name} of sandbox uid {uid}")
-    for scratch in Path(tempfile.gettempdir()).glob(sandbox.SCRATCH_PREFIX + "*"):
+    roots = sorted({tempfile.gettempdir(), sandbox.scratch_root(True)})
+    for scratch in (p for root in roots for p in Path(root).glob(sandbox.SCRATCH_PREFIX + "*")):
         pid = scratch.name.removeprefix(sandbox.SCRATCH_PREFIX).split("-", 1)[0]
         if pid == str(os.getpid()) or not Path(f"/proc/{pid}").exists():
             found.append(f"submission folder {scratch}")

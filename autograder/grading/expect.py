@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograder.grading.outcomes import Outcome
 from autograder.public.compare import problem
 
 
@@ -30,10 +31,6 @@ class StudentProblem(Exception):
         self.message = message
 
 
-_OUTCOME_OF_KIND = {"raised": "raised", "not_implemented": "not_implemented", "missing": "ungradable",
-                    "timeout": "timeout", "memory": "memory", "exited": "exited", "invalid": "exited"}
-
-
 class Expect:
     """Compare one student's functions with the reference, within the course's tolerances."""
 
@@ -52,7 +49,7 @@ class Expect:
         result = self._call(function, args)
         self.last_value = result.value
         if result.kind != "returned":
-            raise StudentProblem(_OUTCOME_OF_KIND.get(result.kind, "exited"), result.message)
+            raise StudentProblem(Outcome.of_call(result.kind), result.message)
         return result.value, result.inputs_changed
 
     def _fail(self, message: str, mistake: str | None, args, hidden: bool):

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from autograder.course import layout
 from autograder.errors import QkvError, did_you_mean
+from autograder.grading.outcomes import Outcome
 from autograder.grading.results import StudentResult, TestResult
 
 HEADER = ("student", "part", "points", "comment")
-OUTCOME = "adjusted"
+OUTCOME = Outcome.ADJUSTED
 MAX_BYTES = 5_000_000
 
 

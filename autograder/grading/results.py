@@ -13,21 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.course import layout
-
-# What a check came to. PrairieLearn-style: tell the student which one it was.
-OUTCOMES = {
-    "passed": "passed",
-    "failed": "wrong result",
-    "raised": "your code raised an exception",
-    "not_implemented": "not implemented yet",
-    "timeout": "timed out",
-    "memory": "out of memory",
-    "exited": "the process exited",
-    "ungradable": "could not be graded (syntax error, import error or missing function)",
-    "grader_error": "grader error (not your fault; tell your instructor)",
-    "adjusted": "adjusted by your grader",
-}
-
+from autograder.grading.outcomes import Outcome
 
 @dataclass(frozen=True)
 class TestResult:
@@ -35,7 +21,7 @@ class TestResult:
     part: str  # part id from course.yaml, or "quiz"
     score: float
     max_score: float
-    outcome: str  # a key of OUTCOMES
+    outcome: str  # an Outcome's value (grading/outcomes.py)
     output: str = ""  # the teaching message; empty when passed
     mistake: str | None = None  # catalogue id when the output matched a known mistake
     visibility: str = "after_published"
@@ -45,7 +31,7 @@ class TestResult:
             return TestResult(self.name, self.part, 0.0, self.max_score if math.isfinite(self.max_score) else 0.0,
                               "failed", "the check's result was not a finite number", None, self.visibility).to_json()
         return {"name": self.name, "score": self.score, "max_score": self.max_score,
-                "status": "passed" if self.outcome == "passed" else "failed",
+                "status": "passed" if self.outcome == Outcome.PASSED else "failed",
                 "output": self.output, "visibility": self.visibility, "tags": [self.part, self.outcome],
                 "extra_data": {"part": self.part, "outcome": self.outcome, "mistake": self.mistake}}
 

@@ -21,11 +21,11 @@ from autograder.grading import seeds
 from autograder.grading.expect import CheckFailed, Expect, StudentProblem
 from autograder.course import layout
 from autograder.errors import QkvError
+from autograder.grading.outcomes import Outcome
 from autograder.grading.results import StudentResult, TestResult
 from autograder.sandbox.host import CallResult, Sandbox
 from autograder.grading.submissions import Submission, with_files
 
-_LOAD_OUTCOME = {"timeout": "timeout", "memory": "memory", "exited": "exited"}
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
                "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise",
                "-p", "no:unraisableexception", "-p", "no:threadexception",
@@ -150,19 +150,19 @@ class SuitePlugin:
         base = {"name": test.name, "part": test.part, "max_score": test.max_score, "visibility": visibility}
         try:
             test.item.obj(**self._values(run, test))
-            result = TestResult(score=test.max_score, outcome="passed", **base)
+            result = TestResult(score=test.max_score, outcome=Outcome.PASSED, **base)
         except CheckFailed as e:
-            result = TestResult(score=0.0, outcome="failed", output=e.message, mistake=e.mistake, **base)
+            result = TestResult(score=0.0, outcome=Outcome.FAILED, output=e.message, mistake=e.mistake, **base)
         except StudentProblem as e:
             result = TestResult(score=0.0, outcome=e.outcome, output=e.message, **base)
         except Exception as e:  # a bug in a suite or in the grader, never the student's doing
             self.errors.append(f"{test.item.nodeid} for {run.sub.student}: {type(e).__name__}: {e}")
-            result = TestResult(score=0.0, outcome="grader_error", output=(
+            result = TestResult(score=0.0, outcome=Outcome.GRADER_ERROR, output=(
                 f"the grader failed on this check ({type(e).__name__}); tell your instructor"), **base)
         test.item.ihook.pytest_runtest_logreport(report=TestReport(
             f"{test.item.nodeid}[{run.sub.student}]", test.item.location, {},
-            "passed" if result.outcome == "passed" else "failed",
-            None if result.outcome == "passed" else f"{result.outcome}: {result.output}", "call",
+            "passed" if result.outcome == Outcome.PASSED else "failed",
+            None if result.outcome == Outcome.PASSED else f"{result.outcome}: {result.output}", "call",
             user_properties=[("score", result.score), ("max_score", result.max_score)]))
         return result
 
@@ -170,17 +170,17 @@ class SuitePlugin:
 
     def _open(self, run: _StudentRun) -> None:
         if run.files is None:  # only a submission with a problem (with_files recorded it) has none
-            run.load_failure = ("ungradable", run.sub.problem or "no code to grade")
+            run.load_failure = (Outcome.UNGRADABLE, run.sub.problem or "no code to grade")
             return
         run.session = self.ctx.sandbox.open(run.files, entry=layout.code_file(self.ctx.assignment))
         load = run.session.load
         if not load.ok:
-            run.load_failure = (_LOAD_OUTCOME.get(load.reason, "ungradable"), load.message)
+            run.load_failure = (Outcome.of_load(load.reason), load.message)
             run.close_session()
 
     def _call(self, run: _StudentRun, part: str, function: str, args) -> CallResult:
         if run.sub.problem:
-            run.load_failure = ("ungradable", run.sub.problem)
+            run.load_failure = (Outcome.UNGRADABLE, run.sub.problem)
         if part in run.dead_parts:
             outcome, message = run.dead_parts[part]
             return CallResult(outcome, message=f"not run: {message} on an earlier check of this part")
@@ -199,11 +199,11 @@ class SuitePlugin:
         """A failing chain function whose mistake is unnamed is told which of its callees fail on their own."""
         catalogue = self.ctx.content.catalogue
         function_of = {p.id: p.function for p in self.ctx.assignment.parts}
-        failing = sorted({function_of[t.part] for t in tests if t.outcome != "passed"} - {catalogue.chain},
+        failing = sorted({function_of[t.part] for t in tests if t.outcome != Outcome.PASSED} - {catalogue.chain},
                          key=list(function_of.values()).index)
         hint = catalogue.chain_hint(failing)
         return [dataclasses.replace(t, output=t.output + hint)
-                if hint and function_of[t.part] == catalogue.chain and t.outcome == "failed" and not t.mistake
+                if hint and function_of[t.part] == catalogue.chain and t.outcome == Outcome.FAILED and not t.mistake
                 else t for t in tests]
 
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> None:

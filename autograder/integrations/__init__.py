@@ -1,1 +1,1 @@
-"""integrations"""
+"""Integrations with the tools a course already uses: Gradescope, nbgrader."""

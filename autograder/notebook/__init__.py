@@ -1,1 +1,1 @@
-"""notebook"""
+"""Notebooks: reading a submitted one, building the released one from the story and the reference."""

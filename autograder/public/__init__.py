@@ -1,1 +1,1 @@
-"""public"""
+"""What students get and run themselves: the public checks, their fixed cases, and `qkv check`."""

@@ -21,6 +21,7 @@ from autograder.quiz.answers import Answers, Sheet, read_answers
 from autograder.quiz.kinds import KINDS, LETTERS
 from autograder.quiz.master import (PLACEHOLDER, Choice, Computed, Draw, Question, Quiz, load_quiz,
                                     parse_quiz)
+from autograder.grading.outcomes import Outcome
 from autograder.grading.results import TestResult
 
 __all__ = ["Answers", "Posed", "Question", "Quiz", "check_answers_file", "grade_answers", "load_quiz", "parse_quiz",
@@ -157,18 +158,18 @@ def _judge(p: Posed, value) -> tuple[float, list[str]]:
 
 def _result(p: Posed, sheet: Sheet, course: Course) -> TestResult:
     q = p.question
-    outcome, fraction = "failed", 0.0
+    outcome, fraction = Outcome.FAILED, 0.0
     if sheet.fatal:
-        outcome, lines = "ungradable", [sheet.fatal]
+        outcome, lines = Outcome.UNGRADABLE, [sheet.fatal]
     elif q.id in sheet.problems:
         lines = [f"{sheet.problems[q.id]}; this question scores 0.", q.hint]
     elif sheet.values.get(q.id) is None:
         lines = ["Not answered.", q.hint]
     else:
         fraction, lines = _judge(p, sheet.values[q.id])
-        outcome = "passed" if fraction == 1 else "failed"
+        outcome = Outcome.PASSED if fraction == 1 else Outcome.FAILED
     lines += sheet.notes.get(q.id, [])
-    if course.feedback.reveal_quiz_answers and outcome != "passed":
+    if course.feedback.reveal_quiz_answers and outcome != Outcome.PASSED:
         lines.append(f"Right answer: {show_answer(p)}")
     return TestResult(name=f"quiz {p.number}: {q.id}", part="quiz", score=p.max_score * fraction,
                       max_score=p.max_score, outcome=outcome, output=" ".join(lines),

@@ -20,11 +20,12 @@ from autograder.reports.roll import Roll, adjustments_section, late_section, ros
 from autograder.errors import QkvError
 from autograder.reports.pages import (FEEDBACK_DIR, REPORT_FILE, bar, column_points, esc, feedback_href, img, num,
                               page)
-from autograder.grading.results import OUTCOMES, StudentResult
+from autograder.grading.outcomes import Outcome, label
+from autograder.grading.results import StudentResult
 
 # Outcomes the instructor should hear about: the submission, not the student's maths, went wrong
 # (or the grader did).
-PROBLEM_OUTCOMES = ("timeout", "memory", "exited", "ungradable", "grader_error")
+PROBLEM_OUTCOMES = tuple(o.value for o in Outcome if o.is_problem)
 RUN_FILE = layout.RUN_FILE
 TOP_MISCONCEPTIONS = 5
 TOP_PROBLEMS = 10  # in the terminal; the report lists them all
@@ -66,7 +67,7 @@ class Brief:
         return cls(r.student, r.columns, r.status, r.total, {c: r.part_score(c) for c in r.columns},
                    {c: r.part_max(c) for c in parts}, tuple(sorted({t.mistake for t in r.tests if t.mistake})),
                    tuple(troubles), submitted, credit, deadlines.final(r.total, credit),
-                   tuple((t.part, t.score, t.output) for t in r.tests if t.outcome == "adjusted"))
+                   tuple((t.part, t.score, t.output) for t in r.tests if t.outcome == Outcome.ADJUSTED))
 
     def part_score(self, column: str) -> float:
         return self.scores.get(column, 0.0)
@@ -192,7 +193,7 @@ def problems(class_results: list[Brief]) -> list[tuple[str, str]]:
         by_outcome: dict[str, list[str]] = {}
         for outcome, part in r.troubles:
             by_outcome.setdefault(outcome, []).append(part)
-        what = [f"{OUTCOMES[o]} ({', '.join(p)})" for o, p in by_outcome.items()]
+        what = [f"{label(o)} ({', '.join(p)})" for o, p in by_outcome.items()]
         if what:
             found.append((r.student, "; ".join(what)))
     return found

@@ -10,6 +10,7 @@ from autograder.content.figures import Note, Section
 from autograder.course import deadlines
 from autograder.reports import heatmap
 from autograder.reports.pages import bar, column_points, esc, img, num, outcome_label, page
+from autograder.grading.outcomes import Outcome
 from autograder.grading.results import StudentResult
 
 def render(course, assignment, result: StudentResult, section: Section | None) -> str:
@@ -71,7 +72,7 @@ def _handed_in(assignment, result: StudentResult) -> str:
 
 
 def _adjustments(result: StudentResult) -> str:
-    made = [t for t in result.tests if t.outcome == "adjusted"]
+    made = [t for t in result.tests if t.outcome == Outcome.ADJUSTED]
     if not made:
         return ""
     rows = [f"<tr><td>{esc(t.part)}</td><td class=\"num\">{'+' if t.score >= 0 else ''}{num(t.score)}</td>"
@@ -99,7 +100,7 @@ def _section(section: Section | None) -> str:
 
 
 def _checks_table(tests, first: str = "check") -> str:
-    tests = [t for t in tests if t.outcome != "adjusted"]  # shown on their own, with the grader's comment
+    tests = [t for t in tests if t.outcome != Outcome.ADJUSTED]  # shown on their own, with the grader's comment
     shown = [t for t in tests if t.visibility != "hidden"]  # Gradescope's meaning: never shown to the student
     hidden = len(tests) - len(shown)
     note = (f"\n<p class=\"muted\">{hidden} more check{'s are' if hidden != 1 else ' is'} hidden by your "

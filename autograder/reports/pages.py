@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 from urllib.parse import quote
 
-from autograder.grading.results import OUTCOMES, _num
+from autograder.grading.outcomes import label
+from autograder.grading.results import _num
 
 FEEDBACK_DIR = "feedback"
 REPORT_FILE = "report.html"
@@ -82,7 +83,7 @@ def bar(share: float) -> str:
 def outcome_label(outcome: str) -> str:
     """The words for an outcome, with a class that colours it."""
     css = "passed" if outcome == "passed" else "failed" if outcome == "failed" else "other"
-    return f"<span class=\"outcome {css}\">{esc(OUTCOMES.get(outcome, outcome))}</span>"
+    return f"<span class=\"outcome {css}\">{esc(label(outcome))}</span>"
 
 
 num = _num  # points as the gradebook writes them: 20, 12.5, 3.33

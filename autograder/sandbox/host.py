@@ -26,6 +26,7 @@ from autograder.errors import QkvError
 from autograder.sandbox import imports
 from autograder.sandbox import isolation
 from autograder.sandbox import slots
+from autograder.sandbox import wire
 from autograder.sandbox.session import CallResult, LoadResult, Session, ZygoteGone, one_line  # noqa: F401
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -65,9 +66,19 @@ def check_packages(packages) -> None:
             raise QkvError(f"course.yaml: packages: '{name}' is not an installed top-level package here")
 
 
+def scratch_root(cgroups: bool) -> str:
+    """Where submissions' folders go. With a memory cgroup, a tmpfs: what a submission writes there
+    is charged to its memory limit, so it cannot fill the disk; else the temporary folder."""
+    shm = "/dev/shm"
+    if cgroups and os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
+        return shm
+    return tempfile.gettempdir()
+
+
 def sweep_scratch() -> None:
     """Remove the scratch folders of grading processes that ended without removing them."""
-    for path in Path(tempfile.gettempdir()).glob(SCRATCH_PREFIX + "*"):
+    roots = {tempfile.gettempdir(), scratch_root(True)}
+    for path in (p for root in sorted(roots) for p in Path(root).glob(SCRATCH_PREFIX + "*")):
         pid = path.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists() and not path.is_symlink():
             shutil.rmtree(path, ignore_errors=True)
@@ -103,7 +114,8 @@ class Sandbox:
 
     def _start_zygote(self) -> None:
         self.broken = False
-        self.scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{self.slot}-")
+        self.scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{self.slot}-",
+                                        dir=scratch_root(self.layers.cgroups))
         os.chmod(self.scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
@@ -117,7 +129,7 @@ class Sandbox:
         for procs in self._cgroup_procs:  # children are born in the cgroup: no migration per student
             Path(procs).write_text(str(self._proc.pid))
         self._control.settimeout(CONTROL_TIMEOUT_S)
-        self.zygote_pids = {self._proc.pid, *self._ask({"op": "start"}).get("zygote", ())}
+        self.zygote_pids = {self._proc.pid, *self._ask({"op": wire.Op.START}).get("zygote", ())}
 
     def _ask(self, msg: dict, fds=()) -> dict:
         try:

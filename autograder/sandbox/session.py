@@ -11,7 +11,6 @@ import os
 import select
 import shutil
 import signal
-import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -121,7 +120,7 @@ class Session:
                 "packages": list(sandbox.packages), "package_dirs": sandbox.package_dirs,
                 "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
         try:
-            reply = sandbox._ask({"op": "spawn", "spec": spec}, [req_r, rep_w, out_w])
+            reply = sandbox._ask({"op": wire.Op.SPAWN, "spec": spec}, [req_r, rep_w, out_w])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
@@ -158,15 +157,16 @@ class Session:
                 if not chunk:
                     raise _Exited()
                 buf += chunk
-                if len(buf) > 4 + wire.MAX_HEADER + wire.MAX_PAYLOAD:
+                if len(buf) > wire.LENGTH.size + wire.MAX_HEADER + wire.MAX_PAYLOAD:
                     raise wire.WireError("reply too large")
-                if header is None and len(buf) >= 4:
-                    (size,) = struct.unpack(">I", buf[:4])
+                start = wire.LENGTH.size
+                if header is None and len(buf) >= start:
+                    (size,) = wire.LENGTH.unpack(buf[:start])
                     if size > wire.MAX_HEADER:
                         raise wire.WireError("header too large")
-                    if len(buf) >= 4 + size:
-                        header = wire.parse_header(bytes(buf[4:4 + size]))
-                        need = 4 + size + header["payload"]
+                    if len(buf) >= start + size:
+                        header = wire.parse_header(bytes(buf[start:start + size]))
+                        need = start + size + header["payload"]
 
     def _drain_output(self) -> None:
         """Read what output is waiting, at most DRAIN_BYTES: never loop on a pipe kept full."""
@@ -200,7 +200,7 @@ class Session:
             return LoadResult(False, "invalid", f"the process sent a malformed message while loading ({_why(e)})")
 
     def _loaded(self, header: dict) -> LoadResult:
-        if header.get("op") == "loaded":
+        if header.get("op") == wire.Op.LOADED:
             names = header.get("functions")
             ok_names = tuple(one_line(n, 80) for n in names[:200]) if isinstance(names, list) else ()
             return LoadResult(True, functions=ok_names)
@@ -217,7 +217,7 @@ class Session:
         timeout = self.sandbox.limits.call_timeout_s if timeout is None else timeout
         arrays: list = []
         trees = [wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args]
-        frame = wire.pack({"op": "call", "function": function, "args": trees}, arrays)
+        frame = wire.pack({"op": wire.Op.CALL, "function": function, "args": trees}, arrays)
         try:
             header, payload = self._exchange(frame, timeout)
             return self._result(function, args, header, payload)
@@ -233,7 +233,7 @@ class Session:
 
     def _result(self, function: str, args, header: dict, payload: bytes) -> CallResult:
         op = header.get("op")
-        if op == "returned":
+        if op == wire.Op.RETURNED:
             value, offset = wire.decode_value(header.get("value"), payload)
             after, trees = [], header.get("inputs_after", [])
             if not isinstance(trees, list):
@@ -245,15 +245,15 @@ class Session:
                                  and b.tobytes() == np.asarray(a, dtype=np.float64).tobytes())  # bit for bit
                             for a, b in zip(args, after))
             return CallResult("returned", value, changed)
-        if op == "raised":
+        if op == wire.Op.RAISED:
             text = f"raised {one_line(header.get('type'), 80)}: {one_line(header.get('message'), 300)}"
             where = one_line(header.get("where", ""), 400)
             return CallResult("raised", message=text + (f" ({where})" if where else ""))
-        if op == "not_implemented":
+        if op == wire.Op.NOT_IMPLEMENTED:
             return CallResult("not_implemented", message=f"{function}() is not implemented yet")
-        if op == "missing":
+        if op == wire.Op.MISSING:
             return CallResult("missing", message=f"{self.entry} defines no function {function}()")
-        if op == "memory":
+        if op == wire.Op.MEMORY:
             return CallResult("memory", message=f"{function}() ran out of memory "
                                                 f"(limit {self.sandbox.limits.memory_mb} MiB)")
         raise wire.WireError("unknown reply")
@@ -261,8 +261,8 @@ class Session:
     # -- ending ----------------------------------------------------------------------------------
 
     def exit_text(self) -> str:
-        if self.status is None:
-            return "still running"
+        if self.status is None:  # never reaped: the sandbox itself was killed, as the memory limit does
+            return "its sandbox was stopped, most likely at the memory limit"
         if os.WIFSIGNALED(self.status):
             sig = os.WTERMSIG(self.status)
             if sig == signal.SIGXCPU:
@@ -286,7 +286,7 @@ class Session:
             self._fds = ()
         try:
             if self.pid is not None:
-                status = self.sandbox._ask({"op": "reap", "pid": self.pid}).get("status")
+                status = self.sandbox._ask({"op": wire.Op.REAP, "pid": self.pid}).get("status")
                 self.status = status if isinstance(status, int) else 0
                 self.pid = None
             for _ in range(1000):
@@ -294,7 +294,7 @@ class Session:
                     break
                 self.sandbox.kill_survivors()
                 time.sleep(0.001)
-                self.sandbox._ask({"op": "reap", "pid": None})
+                self.sandbox._ask({"op": wire.Op.REAP, "pid": None})
             else:  # the next submission must not share a cgroup or a uid with anything left running
                 raise RuntimeError(f"sandbox: processes {sorted(self.sandbox.survivors())} survived SIGKILL")
         except ZygoteGone:

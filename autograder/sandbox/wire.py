@@ -20,6 +20,31 @@ MAX_ITEMS = 64
 MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most 4 levels of tuples
 
 
+LENGTH = struct.Struct(">I")  # a frame starts with its header's length: 4 bytes, big-endian
+
+
+class Op:
+    """The names of the messages, in one place.
+
+    Grader to child: CALL (then, on its own, a frame of any other op ends the child). Child to grader:
+    LOADED or UNGRADABLE once, after loading; then one reply per call: RETURNED, RAISED,
+    NOT_IMPLEMENTED, MISSING (no such function) or MEMORY. Grader to zygote, over the control
+    socket: START, SPAWN (a child for one submission), REAP (wait for it).
+    """
+
+    CALL = "call"
+    LOADED = "loaded"
+    UNGRADABLE = "ungradable"
+    RETURNED = "returned"
+    RAISED = "raised"
+    NOT_IMPLEMENTED = "not_implemented"
+    MISSING = "missing"
+    MEMORY = "memory"
+    START = "start"
+    SPAWN = "spawn"
+    REAP = "reap"
+
+
 class WireError(Exception):
     """A frame that breaks the format: too big, malformed, or inconsistent."""
 
@@ -50,7 +75,7 @@ def _is_numeric_list(value) -> bool:
 def pack(header: dict, arrays=()) -> bytes:
     payload = b"".join(a.astype("<f8", copy=False).tobytes() for a in arrays)
     head = json.dumps({**header, "payload": len(payload)}, separators=(",", ":")).encode()
-    return struct.pack(">I", len(head)) + head + payload
+    return LENGTH.pack(len(head)) + head + payload
 
 
 def _nesting(text: str) -> int:

@@ -16,7 +16,6 @@ import resource
 import shutil
 import signal
 import socket
-import struct
 import sys
 import traceback
 
@@ -45,7 +44,7 @@ def _read_exact(fd: int, n: int) -> bytes:
 
 
 def _read_frame(fd: int):
-    (size,) = struct.unpack(">I", _read_exact(fd, 4))
+    (size,) = wire.LENGTH.unpack(_read_exact(fd, wire.LENGTH.size))
     header = json.loads(_read_exact(fd, size))
     return header, _read_exact(fd, header["payload"])
 
@@ -130,11 +129,11 @@ class Child:
             code = compile(source, self.filename, "exec", dont_inherit=True)
         except SyntaxError as e:
             where = _where(e.lineno or 0, self.cells)
-            self.reply({"op": "ungradable", "reason": "syntax",
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "syntax",
                         "message": f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"})
             return
         except (ValueError, OSError) as e:
-            self.reply({"op": "ungradable", "reason": "unreadable", "message": str(e)[:200]})
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "unreadable", "message": str(e)[:200]})
             return
         name = os.path.splitext(self.spec["entry"])[0]  # the student's module, named as they name it
         module = type(sys)(name)
@@ -143,20 +142,20 @@ class Child:
         try:
             exec(code, module.__dict__)
         except MemoryError:
-            self.reply({"op": "ungradable", "reason": "memory", "message": "ran out of memory while loading"})
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "memory", "message": "ran out of memory while loading"})
             return
         except imports.NotAllowed as e:
-            self.reply({"op": "ungradable", "reason": "import", "message": str(e)[:300],
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": str(e)[:300],
                         "where": _student_trace(e, self.filename, self.cells)})
             return
         except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
             info = _describe(e, self.filename, self.cells)
-            self.reply({"op": "ungradable", "reason": "import", "message": f"loading raised {info['type']}: "
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": f"loading raised {info['type']}: "
                         f"{info['message']}", "where": info["where"]})
             return
         self.module = module
         functions = [name for name, value in vars(module).items() if callable(value)]
-        self.reply({"op": "loaded", "functions": functions[:200]})
+        self.reply({"op": wire.Op.LOADED, "functions": functions[:200]})
 
     def call(self, header: dict, payload: bytes) -> None:
         args, offset = [], 0
@@ -165,30 +164,30 @@ class Child:
             args.append(value)
         fn = getattr(self.module, header["function"], None)
         if not callable(fn):
-            self.reply({"op": "missing"})
+            self.reply({"op": wire.Op.MISSING})
             return
         try:
             result = fn(*args)
         except NotImplementedError:
-            self.reply({"op": "not_implemented"})
+            self.reply({"op": wire.Op.NOT_IMPLEMENTED})
             return
         except MemoryError:
-            self.reply({"op": "memory"})
+            self.reply({"op": wire.Op.MEMORY})
             return
         except RecursionError as e:
-            self.reply({"op": "raised", **_describe(e, self.filename, self.cells)})
+            self.reply({"op": wire.Op.RAISED, **_describe(e, self.filename, self.cells)})
             return
         except BaseException as e:
-            self.reply({"op": "raised", **_describe(e, self.filename, self.cells)})
+            self.reply({"op": wire.Op.RAISED, **_describe(e, self.filename, self.cells)})
             return
         arrays = []
         try:
             value = wire.encode_value(result, arrays)
             after = [wire.encode_value(a, arrays) for a in args]
         except MemoryError:
-            self.reply({"op": "memory"})
+            self.reply({"op": wire.Op.MEMORY})
             return
-        self.reply({"op": "returned", "value": value, "inputs_after": after}, arrays)
+        self.reply({"op": wire.Op.RETURNED, "value": value, "inputs_after": after}, arrays)
 
     def serve(self) -> None:
         self.load()
@@ -196,7 +195,7 @@ class Child:
             return
         while True:
             header, payload = _read_frame(self.req)
-            if header.get("op") != "call":
+            if header.get("op") != wire.Op.CALL:
                 return
             self.call(header, payload)
 
@@ -282,9 +281,9 @@ def zygote(control: socket.socket, *, own_namespace: bool) -> None:
         if not data:
             return
         msg = json.loads(data)
-        if msg["op"] == "spawn":
+        if msg["op"] == wire.Op.SPAWN:
             reply = _spawn(control, msg["spec"], fds)
-        elif msg["op"] == "reap":
+        elif msg["op"] == wire.Op.REAP:
             reply = _reap(msg["pid"], own_namespace=own_namespace)
         else:
             reply = {"error": "unknown request"}
