@@ -70,6 +70,13 @@ def test_the_cli_names_missing_and_unexpected_students(tmp_path, capsys):
     assert "Graded 1 not on the roster: zed" in printed
 
 
+def test_the_terminal_summary_names_late_students_and_their_credit(week):
+    from autograder.reports import class_report
+    course, _, out, summary = week
+    text = class_report.terminal_summary(course, course.assignments[0], out, summary.students, summary.briefs)
+    assert "Handed in late (3): bob 80 %, carol 0 %, frank 50 %" in text
+
+
 def test_a_later_deadline_recomputes_final_without_grading_anyone_again(week, tmp_path):
     course, subs, out, _ = week
     later = dataclasses.replace(course, assignments=(dataclasses.replace(

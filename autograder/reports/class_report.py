@@ -111,6 +111,11 @@ def terminal_summary(course, assignment, out: Path, students: list[str], briefs:
         lines += [f"  {_plain(student)}: {_plain(what)}" for student, what in trouble[:TOP_PROBLEMS]]
         if len(trouble) > TOP_PROBLEMS:
             lines.append(f"  ... and {len(trouble) - TOP_PROBLEMS} more (see the report)")
+    late = [r for r in class_results if r.credit < deadlines.FULL_CREDIT]
+    if late:
+        lines += ["", f"Handed in late ({len(late)}): "
+                  + ", ".join(f"{_plain(r.student)} {num(r.credit)} %" for r in late[:TOP_PROBLEMS])
+                  + (f" and {len(late) - TOP_PROBLEMS} more" if len(late) > TOP_PROBLEMS else "")]
     lines += ["", f"Report: {out / REPORT_FILE}   feedback pages: {out / FEEDBACK_DIR}"]
     return "\n".join(lines)
 
