@@ -181,7 +181,8 @@ def add_notebook(r: Release) -> None:
     if not r.assignment.notebook:
         return
     cells = notebook_build.master_cells(r.course, r.assignment, master=r.master, quiz=r.quiz)
-    cells = notebook_build.student_cells(cells, lambda text: clear_text(text, r.assignment.source))
+    cells = notebook_build.student_cells(  # a given cell holds no solution to clear
+        cells, lambda text: clear_text(text, r.assignment.source) if BEGIN in text else text)
     r.files[layout.notebook_file(r.assignment)] = notebook_build.dumps(notebook_build.notebook_json(cells))
     r.files["README.md"] += NOTEBOOK_README.format(
         notebook=layout.notebook_file(r.assignment), code=r.student_file, quiz=NOTEBOOK_QUIZ if r.quiz else "")

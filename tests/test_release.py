@@ -77,7 +77,8 @@ def test_release_writes_the_folder_and_removes_stale_files(tmp_path, course, cap
     out = tmp_path / "ex"
     out.mkdir()
     (out / "stale.txt").write_text("old")
-    assert main(["release", "--course", str(course.root), "--out", str(out), "--bundle", str(tmp_path / "b.zip")]) == 0
+    assert main(["release", "--course", str(course.root), "--assignment", "attention", "--out", str(out),
+                 "--bundle", str(tmp_path / "b.zip")]) == 0
     assert not (out / "stale.txt").exists()
     assert (out / "attention.py").exists()
 

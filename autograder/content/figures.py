@@ -1,7 +1,7 @@
-"""What an assignment's content gives the engine to show: labelled matrices and page sections.
+"""What an assignment's content gives the engine to show: labelled matrices, curves and page sections.
 
 The content decides what is worth drawing (a worked example's matrix beside the student's, say);
-the engine only knows how to draw a labelled matrix.
+the engine only knows how to draw a labelled matrix and a curve.
 """
 from __future__ import annotations
 
@@ -25,6 +25,20 @@ class Matrix:
 
 
 @dataclass(frozen=True)
+class Curve:
+    """A line of values against their index, such as a loss per training step."""
+
+    title: str
+    values: tuple  # numbers; None for a value that is missing (not finite, say)
+    xlabel: str = ""
+    ylabel: str = ""
+    log: bool = False  # a logarithmic y axis (when every value is positive and they span a factor of 10)
+    every: int = 1  # the values are those of every `every`-th index (the x axis counts indices)
+    caption: str = ""
+    alt: str = ""
+
+
+@dataclass(frozen=True)
 class Note:
     """Text in place of a figure (why nothing could be drawn)."""
 
@@ -37,4 +51,4 @@ class Section:
 
     heading: str
     intro: str
-    items: tuple  # Matrix or Note
+    items: tuple  # Matrix, Curve or Note

@@ -6,13 +6,14 @@ worked example, case generators) is its own business. Required names:
 
     FUNCTIONS        the student's functions, in order
     MISTAKES         tuple of autograder.content.mistakes.Mistake
-    example(ref)     the worked example: .as_json(), .render(), .matrices() -> {name: (values, rows, cols)}
+    example(ref)     the worked example: .as_json(), .render(), .matrices() -> {name: (values, rows, cols)};
+                     a hook declared example(ref, seed) also gets the course's seed
     public_cases(ref, example) -> {function: [(case name, args), ...]}
 
 Optional names (defaults in brackets):
 
     TUPLE_NAMES      {function: names of the items it returns as a tuple}  [{}]
-    CHAIN            the function that calls the others, graded as a whole  [None]
+    CHAIN            the function (or tuple of functions) that calls those listed before it  [()]
     cases            module of random case generators, given to the suites as `cases`  [None]
     HONEST_VARIANTS  {variant: {function: source}}: correct solutions written differently  [{}]
     ENDLESS          a function the synthetic class's endless loop goes into  [first function]
@@ -26,6 +27,7 @@ import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
+import inspect
 import re
 import sys
 import types
@@ -49,6 +51,7 @@ class Content:
     folder: Path
     reference_path: Path
     module: types.ModuleType
+    seed: int = 0  # the course's seed, for a worked example that draws (starting weights, say)
 
     @property
     def functions(self) -> tuple[str, ...]:
@@ -59,8 +62,9 @@ class Content:
         return dict(getattr(self.module, "TUPLE_NAMES", {}))
 
     @property
-    def chain(self) -> str | None:
-        return getattr(self.module, "CHAIN", None)
+    def chain(self) -> tuple[str, ...]:
+        chain = getattr(self.module, "CHAIN", ())
+        return (chain,) if isinstance(chain, str) else tuple(chain)
 
     @property
     def cases(self):
@@ -100,13 +104,21 @@ class Content:
     def reference_from(self, source: str, *, where: str) -> types.ModuleType:
         return reference_mod.from_source(source, where=where, functions=self.functions)
 
+    def _build_example(self, reference):
+        hook = self.module.example
+        seeded = "seed" in inspect.signature(hook).parameters
+        return hook(reference, seed=self.seed) if seeded else hook(reference)
+
     @cached_property
     def example(self):
-        return self.module.example(self.reference)
+        return self._build_example(self.reference)
+
+    def example_for(self, reference):
+        """The worked example computed with `reference` (a master being released, say)."""
+        return self.example if reference is None or reference is self.reference else self._build_example(reference)
 
     def public_cases(self, reference=None) -> dict:
-        reference = reference or self.reference
-        return self.module.public_cases(reference, self.module.example(reference))
+        return self.module.public_cases(reference or self.reference, self.example_for(reference))
 
     def feedback_section(self, recorded: dict, tolerance):
         hook = getattr(self.module, "feedback_section", None)
@@ -153,13 +165,13 @@ def _import(folder: Path, assignment_id: str) -> types.ModuleType:
 
 
 @lru_cache(maxsize=16)
-def _load(reference_path: Path, assignment) -> Content:
+def _load(reference_path: Path, assignment, seed: int) -> Content:
     folder = reference_path.parent
     module = _import(folder, assignment.id)
     missing = [n for n in REQUIRED if not hasattr(module, n)]
     if missing:
         raise QkvError(f"{folder / 'content.py'}: lacks {', '.join(missing)}")
-    content = Content(assignment, folder, reference_path, module)
+    content = Content(assignment, folder, reference_path, module, seed)
     unknown = [p.function for p in assignment.parts if p.function not in content.functions]
     if unknown:
         from autograder.errors import did_you_mean  # noqa: PLC0415
@@ -170,7 +182,7 @@ def _load(reference_path: Path, assignment) -> Content:
 
 def load(course, assignment) -> Content:
     """The content of `assignment`, found through course.yaml (its `source` names the folder)."""
-    return _load(course.path(assignment.source).resolve(), assignment)
+    return _load(course.path(assignment.source).resolve(), assignment, course.seed)
 
 
 def snapshot(course, assignment) -> dict[str, bytes]:

@@ -34,8 +34,10 @@ class Mistake:
         return compile(textwrap.dedent(self.source), f"<mistake {self.id}>", "exec")
 
     def function(self, reference, functions: tuple[str, ...]):
-        """The wrong function, with the assignment's other functions taken from the reference."""
-        namespace = {"np": np, **{f: getattr(reference, f) for f in functions}}
+        """The wrong function, seeing what a student's file would: the reference's module-level names
+        (its other functions, any helpers it gives) and the assignment's functions."""
+        given = {k: v for k, v in vars(reference).items() if not k.startswith("__")}
+        namespace = {"np": np, **given, **{f: getattr(reference, f) for f in functions}}
         exec(self._compiled, namespace)
         return namespace[self.part]
 
@@ -47,10 +49,10 @@ class Mistake:
 class Catalogue:
     """The mistakes of one assignment, with the questions the grader asks of them."""
 
-    def __init__(self, mistakes, functions: tuple[str, ...], chain: str | None):
+    def __init__(self, mistakes, functions: tuple[str, ...], chain: tuple[str, ...] = ()):
         self.mistakes = tuple(mistakes)
         self.functions = tuple(functions)
-        self.chain = chain  # the one function that calls the others, if any
+        self.chain = tuple(chain)  # the functions that call the ones listed before them, if any
         seen = set()
         for m in self.mistakes:
             if m.id in seen:
@@ -76,13 +78,21 @@ class Catalogue:
         """What to tell a student whose function modified its inputs."""
         return next((m.message for m in self.for_part(function) if m.mutates_input), GENERIC_MUTATION)
 
-    def chain_hint(self, failing: list[str]) -> str:
+    def callees(self, function: str, failing) -> list[str]:
+        """Of the failing functions, those a chain function calls: the functions listed before it."""
+        if function not in self.chain:
+            return []
+        before = self.functions[: self.functions.index(function)]
+        return [f for f in before if f in set(failing)]
+
+    def chain_hint(self, function: str, failing) -> str:
         """What to add to a failing chain function when some of the functions it calls fail too."""
-        if not failing or not self.chain:
+        callees = self.callees(function, failing)
+        if not callees:
             return ""
-        names = ", ".join(f"{f}()" for f in failing)
-        return (f"; {self.chain}() calls your own functions, and {names} "
-                f"{'fails' if len(failing) == 1 else 'fail'} on its own: fix that first.")
+        names = ", ".join(f"{f}()" for f in callees)
+        return (f"; {function}() calls your own functions, and {names} "
+                f"{'fails' if len(callees) == 1 else 'fail'} on its own: fix that first.")
 
     def variants(self, reference, function: str, args) -> list[tuple[str, object]]:
         """(message, wrong output) for every output-visible mistake of `function` on these inputs.

@@ -34,7 +34,8 @@ class StudentProblem(Exception):
 class Expect:
     """Compare one student's functions with the reference, within the course's tolerances."""
 
-    def __init__(self, call, content, *, rtol: float, atol: float, show_inputs: bool, recorded: dict):
+    def __init__(self, call, content, *, rtol: float, atol: float, show_inputs: bool, recorded: dict,
+                 shared: dict | None = None):
         self._call = call  # call(function, args) -> sandbox.CallResult
         self.content = content
         self.reference = content.reference
@@ -42,6 +43,7 @@ class Expect:
         self.show_inputs = show_inputs
         self.recorded = recorded  # what the suites record for the feedback page, by name
         self.last_value = None  # what the student's last call returned, kept even when a check fails
+        self._shared = {} if shared is None else shared  # one student's calls that several checks share
 
     def call(self, function: str, *args):
         """The student's return value and which inputs it changed; raises StudentProblem otherwise."""
@@ -51,6 +53,19 @@ class Expect:
         if result.kind != "returned":
             raise StudentProblem(Outcome.of_call(result.kind), result.message)
         return result.value, result.inputs_changed
+
+    def call_shared(self, function: str, *args):
+        """As call(), but made once per student for the same function: the checks that judge one
+        expensive call (a whole training run, say) share its value, or its failure."""
+        if function not in self._shared:
+            try:
+                self._shared[function] = self.call(function, *args)
+            except StudentProblem as e:
+                self._shared[function] = e
+        outcome = self._shared[function]
+        if isinstance(outcome, StudentProblem):
+            raise outcome
+        return outcome
 
     def _fail(self, message: str, mistake: str | None, args, hidden: bool):
         if hidden and self.show_inputs:

@@ -64,6 +64,7 @@ class _StudentRun:
     dead_parts: dict = field(default_factory=dict)  # part -> (outcome, message)
     output: list = field(default_factory=list)
     recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
+    shared: dict = field(default_factory=dict)  # calls several checks share (Expect.call_shared)
 
     def close_session(self) -> None:
         if self.session is not None:
@@ -143,7 +144,8 @@ class SuitePlugin:
         course = self.ctx.course
         return Expect(lambda fn, args: self._call(run, part, fn, args), self.ctx.content,
                       rtol=course.tolerance.rtol, atol=course.tolerance.atol,
-                      show_inputs=course.feedback.show_case_inputs, recorded=run.recorded)
+                      show_inputs=course.feedback.show_case_inputs, recorded=run.recorded,
+                      shared=run.shared)
 
     def _run_test(self, run: _StudentRun, test: SuiteTest) -> TestResult:
         visibility = self.ctx.course.feedback.visibility
@@ -199,11 +201,10 @@ class SuitePlugin:
         """A failing chain function whose mistake is unnamed is told which of its callees fail on their own."""
         catalogue = self.ctx.content.catalogue
         function_of = {p.id: p.function for p in self.ctx.assignment.parts}
-        failing = sorted({function_of[t.part] for t in tests if t.outcome != Outcome.PASSED} - {catalogue.chain},
-                         key=list(function_of.values()).index)
-        hint = catalogue.chain_hint(failing)
-        return [dataclasses.replace(t, output=t.output + hint)
-                if hint and function_of[t.part] == catalogue.chain and t.outcome == Outcome.FAILED and not t.mistake
+        failing = {function_of[t.part] for t in tests if t.outcome != Outcome.PASSED}
+        hints = {f: catalogue.chain_hint(f, failing) for f in catalogue.chain}
+        return [dataclasses.replace(t, output=t.output + hints[function_of[t.part]])
+                if hints.get(function_of[t.part]) and t.outcome == Outcome.FAILED and not t.mistake
                 else t for t in tests]
 
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> None:

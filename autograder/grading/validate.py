@@ -36,7 +36,6 @@ def validate(course: Course, assignment: Assignment, *, jobs: int | None = None,
     content = loader.load(course, assignment)
     parts = [p.id for p in assignment.parts]
     function_part = {p.function: p.id for p in assignment.parts}
-    chain = function_part.get(content.chain)
     catalogue = [m for m in content.catalogue if m.part in function_part]
     kinds = ["honest_reference", "stub"] + [f"mistake_{m.id}" for m in catalogue]
     verdicts = []
@@ -55,7 +54,9 @@ def validate(course: Course, assignment: Assignment, *, jobs: int | None = None,
             r = read(f"mistake_{m.id}")
             part = function_part[m.part]
             lost = r.part_score(part) < r.part_max(part)
-            others_full = all(r.part_score(p) == r.part_max(p) for p in parts if p not in (part, chain))
+            callers = {function_part[f] for f in content.chain if f in function_part
+                       and m.part in content.catalogue.callees(f, [m.part])}
+            others_full = all(r.part_score(p) == r.part_max(p) for p in parts if p != part and p not in callers)
             named = any(t.mistake == m.id and m.message in t.output for t in r.tests if t.part == part)
             ok = lost and named and others_full
             detail = (f"{part} {r.part_score(part):g}/{r.part_max(part):g}, "

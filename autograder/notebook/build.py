@@ -42,7 +42,7 @@ def check(function):
 
 @dataclass(frozen=True)
 class Directive:
-    what: str  # setup | function | snippet | quiz | answers
+    what: str  # setup | given | function | snippet | quiz | answers
     arg: str | None
     line: int
 
@@ -128,6 +128,7 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
         raise QkvError(f"{story_name}: cannot read the notebook's story ({getattr(e, 'strerror', None) or e})") from None
     story = parse_story(text, story_name)
     prelude, functions = _master_parts(master, assignment.source)
+    given: dict[str, str] = {}  # functions of the master that students do not write (the given directive)
     cells, seen, n_text = [], [], 0
     for item in story:
         if isinstance(item, str):
@@ -140,7 +141,17 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
             raise QkvError(f"{where}: '{seen[-1]}' appears twice")
         if item.what == "setup":
             cells.append(code_cell("setup", prelude + "\n" + SETUP, nbgrader_meta("setup", locked=True)))
+        elif item.what == "given":  # graded with the solution cells, since the students' functions call them
+            written = loader.load(course, assignment).functions
+            given = {name: text for name, text in functions.items() if name not in written}
+            if "setup" not in seen or not given:
+                raise QkvError(f"{where}: the given directive needs the setup before it and functions of the "
+                               "master that students do not write")
+            cells.append(code_cell("given", "\n\n".join(t.rstrip("\n") + "\n" for t in given.values()),
+                                   nbgrader_meta("given", solution=True)))
         elif item.what == "function":
+            if item.arg in given:
+                raise QkvError(f"{where}: {item.arg} is given, not written by students: the given directive places it")
             if item.arg not in functions:
                 raise QkvError(f"{where}: {assignment.source} has no function {item.arg!r}")
             if "setup" not in seen:
@@ -158,10 +169,12 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
                 raise QkvError(f"{where}: a {item.what} directive, but assignment '{assignment.id}' has no quiz")
             cells.append(_quiz_cell(item.what, quiz, assignment))
         else:
-            raise QkvError(f"{where}: unknown directive '{item.what}' (setup, function NAME, snippet NAME, quiz, answers)")
-    missing = [f for f in functions if f"function {f}" not in seen]
+            raise QkvError(f"{where}: unknown directive '{item.what}' "
+                           "(setup, given, function NAME, snippet NAME, quiz, answers)")
+    missing = [f for f in functions if f not in given and f"function {f}" not in seen]
     if missing:
-        raise QkvError(f"{story_name}: no 'function {missing[0]}' directive; every function of the master needs a cell")
+        raise QkvError(f"{story_name}: no 'function {missing[0]}' directive; every function of the master needs a cell "
+                       "(functions students do not write go in the cell of a given directive)")
     for what in ("quiz", "answers"):
         if quiz is not None and what not in seen:
             raise QkvError(f"{story_name}: assignment '{assignment.id}' has a quiz but the story has no {what} directive")

@@ -28,4 +28,4 @@ def build(content, reference, *, rtol: float, atol: float, module: str) -> dict:
         functions[function] = entries
     return {"module": module, "tolerance": {"rtol": rtol, "atol": atol},
             "tuple_names": {f: list(n) for f, n in sorted(content.tuple_names.items())},
-            "chain": content.chain, "functions": functions}
+            "chain": list(content.chain), "functions": functions}

@@ -39,9 +39,9 @@ def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]
         call = _sandbox_call(session)
         lines = [public_checks.check_function(call, part.function, cases) for part in assignment.parts]
     catalogue = content.catalogue
-    failing = [line.function for line in lines if line.status == "fail" and line.function != catalogue.chain]
-    return [Line(line.function, line.status, line.message + catalogue.chain_hint(failing))
-            if line.function == catalogue.chain and line.status == "fail" else line for line in lines]
+    failing = [line.function for line in lines if line.status == "fail"]
+    return [Line(line.function, line.status, line.message + catalogue.chain_hint(line.function, failing))
+            if line.status == "fail" else line for line in lines]
 
 
 def check_notebook_answers(course: Course, assignment: Assignment, path: Path) -> tuple[bool, list[str]]:

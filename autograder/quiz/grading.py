@@ -72,7 +72,7 @@ def _compute(c: Computed, values: dict, reference, content) -> np.ndarray:
         names, function = content.quiz_compute[c.compute]
         result = np.asarray(function(reference, *(values[n] for n in names)), dtype=float)
     else:
-        matrix, rows, cols = content.module.example(reference).matrices()[c.fixture]
+        matrix, rows, cols = content.example_for(reference).matrices()[c.fixture]
         result = np.asarray(matrix, dtype=float)
         if c.row:
             result = result[list(rows).index(c.row)]

@@ -6,7 +6,7 @@ appears beyond the teaching messages the grader already wrote into the results.
 """
 from __future__ import annotations
 
-from autograder.content.figures import Note, Section
+from autograder.content.figures import Curve, Note, Section
 from autograder.course import deadlines
 from autograder.reports import heatmap
 from autograder.reports.pages import bar, column_points, esc, img, num, outcome_label, page
@@ -84,8 +84,12 @@ def _adjustments(result: StudentResult) -> str:
 def _figure(item) -> str:
     if isinstance(item, Note):
         return f"<p class=\"missing\">{esc(item.text)}</p>"
-    png = heatmap.matrix_png(item.values, item.rows, item.cols, title=item.title, outline=item.outline,
-                             row_sums=item.row_sums, xlabel=item.xlabel, ylabel=item.ylabel)
+    if isinstance(item, Curve):
+        png = heatmap.curve_png(item.values, title=item.title, xlabel=item.xlabel, ylabel=item.ylabel, log=item.log,
+                                every=item.every)
+    else:
+        png = heatmap.matrix_png(item.values, item.rows, item.cols, title=item.title, outline=item.outline,
+                                 row_sums=item.row_sums, xlabel=item.xlabel, ylabel=item.ylabel)
     caption = f"<figcaption>{esc(item.caption)}</figcaption>" if item.caption else ""
     return f"<figure>{img(heatmap.data_uri(png), item.alt or item.title)}{caption}</figure>"
 

@@ -109,3 +109,22 @@ def histogram_png(percentages, *, title: str) -> bytes:
         ax.set_title(title, loc="left")
         ax.spines[["top", "right"]].set_visible(False)
         return _png(fig)
+
+
+def curve_png(values, *, title: str, xlabel: str = "", ylabel: str = "", log: bool = False, every: int = 1) -> bytes:
+    """A line of values against their index (a loss per step, say); None or non-finite values are gaps."""
+    y = np.array([np.nan if v is None else v for v in values], dtype=float)
+    with matplotlib.rc_context(_STYLE):
+        fig = Figure(figsize=(3.6, 3.0), dpi=DPI, layout="constrained")
+        ax = fig.add_subplot()
+        ax.plot(np.arange(y.size) * every, y, color="#2f6fad", lw=1.8)
+        finite = y[np.isfinite(y)]
+        if log and finite.size and finite.min() > 0 and finite.max() > 10 * finite.min():
+            ax.set_yscale("log")
+        if not finite.size:
+            ax.text(0.5, 0.5, "no finite value", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, loc="left")
+        ax.spines[["top", "right"]].set_visible(False)
+        return _png(fig)

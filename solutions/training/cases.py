@@ -16,7 +16,7 @@ HELD_OUT = ("please nine plus now zero", "four now plus please four", "three plu
 FD_RTOL, FD_ATOL = 1e-5, 1e-7  # central differences with h = 1e-6 are good to about 1e-9
 ROW_SHARE = 0.9  # of "plus"'s weight on the two numbers of the example, after training
 PREDICTION_TOLERANCE = 0.1  # |read-out - 5| on the example, after training
-HELD_OUT_TOLERANCE = 0.25  # |read-out - sum| on every held-out sentence
+HELD_OUT_TOLERANCE = 0.5  # mean |read-out - sum| over the held-out sentences (the reference: about 0.2)
 LOSS_DROP = 0.05  # the last loss must be below this fraction of the first
 
 # ---------------------------------------------------------------------------------------------
@@ -148,8 +148,8 @@ def trained(value, shape) -> tuple | None:
 
 
 def held_out_error(ref, W_q, W_k) -> float:
-    """The largest |read-out - true sum| over sentences the model was not trained on."""
-    return max(abs(ref.predict(s, W_q, W_k)[0] - ref.example(s)[2]) for s in HELD_OUT)
+    """The mean |read-out - true sum| over sentences the model was not trained on."""
+    return float(np.mean([abs(ref.predict(s, W_q, W_k)[0] - ref.example(s)[2]) for s in HELD_OUT]))
 
 
 @lru_cache(maxsize=4)
@@ -175,7 +175,7 @@ def training_mistake(ref, fx, value, functions) -> object | None:
     return None
 
 
-def training_summary(ref, value, shape, points: int = 100) -> dict | None:
+def training_summary(ref, value, shape, points: int = 500) -> dict | None:
     """What the feedback page draws of a student's training: the loss curve (at most `points` of it),
     "plus"'s row and the read-out on the example; None when there is nothing to draw."""
     got = trained(value, shape)
@@ -184,6 +184,6 @@ def training_summary(ref, value, shape, points: int = 100) -> dict | None:
     W_q, W_k, losses = got
     prediction, row = ref.predict(EXAMPLE, W_q, W_k)
     step = max(1, -(-losses.size // points))
-    curve = [float(x) if np.isfinite(x) else None for x in losses[::step]]
+    curve = [float(f"{x:.6g}") if np.isfinite(x) else None for x in losses[::step]]
     return {"losses": curve, "every": step, "plus_row": [round(float(w), 4) for w in row],
             "prediction": round(prediction, 4)}

@@ -120,17 +120,15 @@ def feedback_section(recorded: dict, worked, tolerance) -> Section:
                       ylabel="mean loss", log=True, alt="The reference's training loss, falling")
     ref_row = Matrix("Reference, trained", np.array([worked.after["plus_row"]]), ("plus",), tokens,
                      caption=f"Reads out {worked.after['prediction']:.3f} for 'two plus three'.",
-                     alt="The reference's trained row of 'plus'", xlabel="attends to", ylabel="")
+                     alt="The reference's trained row of 'plus'")
     mine = recorded.get("training")
     if not mine:
         return Section("How “plus” learned", INTRO, (Note(
             "Your train() returned no weights that could be judged, so there is nothing to draw yet; "
             "the train checks below say why."), ref_curve, ref_row))
-    finite = [x for x in mine["losses"] if x is not None]
-    curve = Curve("Your loss", tuple(mine["losses"]), xlabel=f"step (every {mine['every']})" if mine["every"] > 1
-                  else "step", ylabel="mean loss", log=bool(finite) and min(finite) > 0,
-                  alt="Your training loss")
+    curve = Curve("Your loss", tuple(mine["losses"]), xlabel="step", ylabel="mean loss", log=True,
+                  every=mine["every"], alt="Your training loss")
     row = Matrix("Yours, trained", np.array([mine["plus_row"]]), ("plus",), tokens,
                  caption=f"Reads out {mine['prediction']:.3f} for 'two plus three' (the sum is 5).",
-                 alt="Your trained row of 'plus'", xlabel="attends to", ylabel="")
+                 alt="Your trained row of 'plus'")
     return Section("How “plus” learned", INTRO, (curve, ref_curve, row, ref_row))

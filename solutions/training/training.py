@@ -199,8 +199,8 @@ def attend_backward(X, W_q, W_k, W_v, dO):
         Tuple (dW_q, dW_k, dW_v), shaped like W_q, W_k, W_v.
     """
     ### BEGIN SOLUTION
-    Q, K, V = project(X, W_q, W_k, W_v)  # (n, d_k), (n, d_k), (n, d_v)
-    A = softmax(score(Q, K))  # (n, n)
+    Q, K, V = project(X, W_q, W_k, W_v)  # (n, d_k), (n, d_k), (n, d_v): kept for the way back
+    A = softmax(score(Q, K))  # (n, n): softmax_backward needs the weights
     dA, dV = aggregate_backward(A, V, dO)  # (n, n), (n, d_v)
     dS = softmax_backward(A, dA)  # (n, n)
     dQ, dK = score_backward(Q, K, dS)  # (n, d_k), (n, d_k)

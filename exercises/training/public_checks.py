@@ -1,0 +1,102 @@
+"""The public checks a student runs on their own work: the worked example and a few small fixed cases.
+
+Never hidden cases: the cases come from public_cases.json, written by `qkv release`. The same
+module serves `qkv check` (which calls the student's code in a sandboxed worker) and the student
+bundle's plain `pytest` (which imports the student's module directly). Depends on numpy and
+compare.py only.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from compare import problem
+
+CASES_FILE = "public_cases.json"
+
+
+class NotImplementedYet(Exception):
+    """The student function still raises NotImplementedError."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """The verdict for one function: ok, todo (not implemented) or fail, with one sentence."""
+
+    function: str
+    status: str
+    message: str
+
+    def __str__(self) -> str:
+        mark = {"ok": "PASS", "todo": "TODO", "fail": "FAIL"}[self.status]
+        return f"{mark}  {self.function}: {self.message}"
+
+
+def decode(value):
+    """Turn the JSON form back into arrays and tuples of arrays."""
+    if isinstance(value, dict) and "tuple" in value:
+        return tuple(decode(v) for v in value["tuple"])
+    return np.array(value, dtype=np.float64)
+
+
+def encode(value):
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v) for v in value]}
+    return np.asarray(value, dtype=np.float64).tolist()
+
+
+def load_cases(path: Path | str | None = None) -> dict:
+    path = Path(path) if path else Path(__file__).with_name(CASES_FILE)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def check_function(call, function: str, cases: dict) -> Line:
+    """Run every public case of one function; report the first failure, or ok.
+
+    Args:
+        call: call(function, args) -> (value, inputs_changed: list[bool]); raises
+            NotImplementedYet, or any other exception with a message fit for the student.
+        function: the function name.
+        cases: the parsed public_cases.json.
+    """
+    tol = cases["tolerance"]
+    entries = cases["functions"][function]
+    for case in entries:
+        args = [decode(a) for a in case["args"]]
+        try:
+            value, changed = call(function, args)
+        except NotImplementedYet:
+            return Line(function, "todo", "not implemented yet (it still raises NotImplementedError)")
+        except Exception as e:  # the student's exception, already reduced to a sentence
+            return Line(function, "fail", f"on {case['name']}: {e}")
+        variants = [(msg, decode(v)) for msg, v in case["variants"]]
+        msg = problem(value, decode(case["expected"]), rtol=tol["rtol"], atol=tol["atol"],
+                      names=cases.get("tuple_names", {}).get(function), variants=variants)
+        if msg:
+            return Line(function, "fail", f"on {case['name']}: {msg}")
+        if any(changed):
+            return Line(function, "fail", f"on {case['name']}: {case['mutation_message']}")
+    return Line(function, "ok", f"{len(entries)} public check{'s' if len(entries) != 1 else ''} passed")
+
+
+def direct_call(module, file_name: str = "your file"):
+    """A call() for check_function that runs the student's module in this process (bundle use)."""
+    def call(function, args):
+        fn = getattr(module, function, None)
+        if not callable(fn):
+            raise Exception(f"{file_name} defines no function {function}()")
+        copies = [a.copy() for a in args]
+        try:
+            value = fn(*copies)
+        except NotImplementedError:
+            raise NotImplementedYet() from None
+        except Exception as e:
+            raise Exception(f"raised {type(e).__name__}: {e}") from None
+        if isinstance(value, list):
+            value = tuple(value)
+        changed = [not np.array_equal(a, c, equal_nan=True) for a, c in zip(args, copies)]
+        return value, changed
+    return call
