@@ -144,6 +144,8 @@ def cmd_export(args) -> int:
 
 
 def cmd_validate(args) -> int:
+    if args.mutants:
+        return _validate_mutants(args)
     from autograder.grading import validate
     course = _course(args)
     verdicts = validate.validate(course, _assignment(course, args), jobs=args.jobs)
@@ -152,6 +154,17 @@ def cmd_validate(args) -> int:
     bad = [v for v in verdicts if not v.ok]
     print(f"\n{len(verdicts) - len(bad)} of {len(verdicts)} validations hold.")
     return 1 if bad else 0
+
+
+def _validate_mutants(args) -> int:
+    from autograder.grading import mutants
+    course = _course(args)
+    report = mutants.run(course, _assignment(course, args), jobs=args.jobs)
+    print(f"{report.generated} mutants of the reference, {report.equivalent} equivalent to it on every trusted input")
+    for m in report.survivors:
+        print(f"survived  {m}")
+    print(report.summary())
+    return 0 if report.share >= mutants.TARGET else 1
 
 
 def cmd_demo(args) -> int:
@@ -318,6 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", parents=[common], help="prove the hidden suites on known submissions")
     p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")
+    p.add_argument("--mutants", action="store_true",
+                   help="mutation testing instead: grade small changes of the reference and report how many the "
+                        "suites catch")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("demo", parents=[common], help="make a synthetic class and grade it")

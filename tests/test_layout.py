@@ -74,5 +74,5 @@ def test_the_trusted_package_imports_no_module_by_a_bare_name_a_students_folder_
 def test_the_student_bundle_imports_its_siblings_by_their_bare_names(course, assignment):
     from autograder import release
     files = release.build(course, assignment)
-    assert "from compare import problem" in files["public_checks.py"]
+    assert "from compare import crash_problem, problem" in files["public_checks.py"]
     assert "autograder" not in files["public_checks.py"] + files["compare.py"]

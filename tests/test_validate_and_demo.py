@@ -16,6 +16,7 @@ def test_validate_holds_for_every_assignment_of_the_course(capsys, course, assig
     assert lines[0].startswith("ok    reference:") and lines[1].startswith("ok    stubs: 0 /")
     held = lines[-1]
     assert held.endswith("validations hold.") and held.split()[0] == held.split()[2]
+    assert len([line for line in lines if line.startswith("ok    mistake ")]) >= (35 if assignment == "attention" else 1)
 
 
 def test_demo_grades_a_synthetic_class_of_every_assignment(tmp_path, capsys, course):

@@ -28,18 +28,25 @@ class Mistake:
     message: str  # one sentence a student can act on
     source: str  # the wrong implementation
     mutates_input: bool = False  # recognised by the input check rather than by the output
+    alternatives: tuple[str, ...] = ()  # the same mistake with other constants (a temperature of 2, of 10, ...)
 
     @cached_property
     def _compiled(self):
-        return compile(textwrap.dedent(self.source), f"<mistake {self.id}>", "exec")
+        return tuple(compile(textwrap.dedent(s), f"<mistake {self.id}>", "exec")
+                     for s in (self.source, *self.alternatives))
 
-    def function(self, reference, functions: tuple[str, ...]):
-        """The wrong function, seeing what a student's file would: the reference's module-level names
-        (its other functions, any helpers it gives) and the assignment's functions."""
+    def function(self, reference, functions: tuple[str, ...], which: int = 0):
+        """The wrong function (or its alternative `which`), seeing what a student's file would: the
+        reference's module-level names (its other functions, any helpers it gives) and the
+        assignment's functions."""
         given = {k: v for k, v in vars(reference).items() if not k.startswith("__")}
         namespace = {"np": np, **given, **{f: getattr(reference, f) for f in functions}}
-        exec(self._compiled, namespace)
+        exec(self._compiled[which], namespace)
         return namespace[self.part]
+
+    def forms(self, reference, functions: tuple[str, ...]):
+        """The wrong function in each of its forms: the source, then every alternative."""
+        return [self.function(reference, functions, i) for i in range(len(self._compiled))]
 
     def mutant_source(self, reference_source: str) -> str:
         """The reference file with this mistake spliced in: a submission for `qkv validate`."""
@@ -94,20 +101,32 @@ class Catalogue:
         return (f"; {function}() calls your own functions, and {names} "
                 f"{'fails' if len(callees) == 1 else 'fail'} on its own: fix that first.")
 
-    def variants(self, reference, function: str, args) -> list[tuple[str, object]]:
-        """(message, wrong output) for every output-visible mistake of `function` on these inputs.
-
-        Mistakes that crash on these inputs (a shape that only fits square matrices, say) are left out.
-        """
-        out = []
+    def _runs(self, reference, function: str, args):
+        """(mistake, what its each form did on these inputs): ("value", output) or ("raised", "Type: text")."""
         for m in self.for_part(function):
             if m.mutates_input:
                 continue
-            copies = [np.array(a, copy=True) for a in args]
-            try:
-                with np.errstate(all="ignore"):
-                    value = m.function(reference, self.functions)(*copies)
-            except Exception:  # a mistake that cannot run on these shapes simply does not match
-                continue
-            out.append((m.message, value))
-        return out
+            for wrong in m.forms(reference, self.functions):
+                copies = [np.array(a, copy=True) for a in args]
+                try:
+                    with np.errstate(all="ignore"):
+                        yield m, ("value", wrong(*copies))
+                except Exception as e:  # noqa: BLE001 - how the mistake fails is what is recorded
+                    yield m, ("raised", f"{type(e).__name__}: {str(e)[:300]}")
+
+    def variants(self, reference, function: str, args) -> list[tuple[str, object]]:
+        """(message, wrong output) for every output-visible mistake of `function` on these inputs.
+
+        Mistakes that crash on these inputs (a shape that only fits square matrices, say) are in
+        `crashes` instead.
+        """
+        return [(m.message, what) for m, (kind, what) in self._runs(reference, function, args) if kind == "value"]
+
+    def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
+        """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:
+        a student whose code raises the same error on the same inputs has made that mistake."""
+        return [(m.message, what) for m, (kind, what) in self._runs(reference, function, args) if kind == "raised"]
+
+    def id_of(self, function: str, message: str) -> str | None:
+        """The id of the mistake of `function` a feedback message names, if any."""
+        return next((m.id for m in self.for_part(function) if message.startswith(m.message)), None)

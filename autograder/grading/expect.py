@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.grading.outcomes import Outcome
-from autograder.public.compare import problem
+from autograder.public.compare import crash_problem, problem
 
 
 class CheckFailed(AssertionError):
@@ -46,10 +46,16 @@ class Expect:
         self._shared = {} if shared is None else shared  # one student's calls that several checks share
 
     def call(self, function: str, *args):
-        """The student's return value and which inputs it changed; raises StudentProblem otherwise."""
+        """The student's return value and which inputs it changed; raises StudentProblem otherwise
+        (or CheckFailed when the error is the one a catalogued mistake raises on these inputs)."""
         args = [np.array(a, dtype=np.float64) for a in args]
         result = self._call(function, args)
         self.last_value = result.value
+        if result.kind == "raised":
+            catalogue = self.content.catalogue
+            named = crash_problem(result.message, catalogue.crashes(self.reference, function, args))
+            if named:
+                raise CheckFailed(f"{named} (It {result.message})", catalogue.id_of(function, named))
         if result.kind != "returned":
             raise StudentProblem(Outcome.of_call(result.kind), result.message)
         return result.value, result.inputs_changed
@@ -73,6 +79,18 @@ class Expect:
             message += f" Inputs: {shown}"
         raise CheckFailed(message, mistake)
 
+    def _wrong(self, function: str, value, args, hidden: bool) -> tuple[str | None, str | None]:
+        """(what is wrong with value, the catalogued mistake it matches), or (None, None) when it is right."""
+        expected = getattr(self.reference, function)(*[np.array(a, dtype=np.float64) for a in args])
+        catalogue = self.content.catalogue
+        tolerances = {"rtol": self.rtol, "atol": self.atol, "names": self.content.tuple_names.get(function)}
+        if problem(value, expected, **tolerances) is None:
+            return None, None
+        # only now is it worth asking which known mistake this is
+        msg = problem(value, expected, **tolerances, reveal=not hidden,
+                      variants=catalogue.variants(self.reference, function, args))
+        return msg, catalogue.id_of(function, msg)
+
     def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
         """Fail unless the student's function returns what the reference returns on these inputs.
 
@@ -83,19 +101,35 @@ class Expect:
             The student's value, for further property checks.
         """
         value, changed = self.call(function, *args)
-        expected = getattr(self.reference, function)(*[np.array(a, dtype=np.float64) for a in args])
-        catalogue = self.content.catalogue
-        tolerances = {"rtol": self.rtol, "atol": self.atol, "names": self.content.tuple_names.get(function)}
-        msg = problem(value, expected, **tolerances)
-        if msg:  # only now is it worth asking which known mistake this is
-            msg = problem(value, expected, **tolerances, reveal=not hidden,
-                          variants=catalogue.variants(self.reference, function, args))
-            mistake = next((m.id for m in catalogue.for_part(function) if m.message == msg), None)
+        msg, mistake = self._wrong(function, value, args, hidden)
+        if msg:
+            if mistake is None:  # wrong values from changed inputs: the change is what to fix first
+                self._fail_if_changed(function, changed, args, hidden)
             self._fail(msg, mistake, args, hidden)
-        if check_inputs and any(changed):
+        if check_inputs:
+            self._fail_if_changed(function, changed, args, hidden)
+        return value
+
+    def unchanged(self, function: str, *args, hidden: bool = True):
+        """Fail when the call modified one of its inputs; a call that leaves them alone still earns
+        nothing while its values are wrong (and is told so)."""
+        value, changed = self.call(function, *args)
+        self._fail_if_changed(function, changed, args, hidden)
+        self.counts_if_right(function, value, args, "the inputs were left unchanged, as they should be", hidden)
+        return value
+
+    def counts_if_right(self, function: str, value, args, held: str, hidden: bool = True) -> None:
+        """After a property held: fail, saying so, unless `value` is also the right value for `args`.
+        A property alone earns no points (code that returns zeros leaves its inputs alone too)."""
+        msg, mistake = self._wrong(function, value, args, hidden)
+        if msg:
+            self._fail(f"{held}, but this check counts only with right values: {msg}", mistake, args, hidden)
+
+    def _fail_if_changed(self, function: str, changed, args, hidden: bool) -> None:
+        if any(changed):
+            catalogue = self.content.catalogue
             mistake = next((m.id for m in catalogue.for_part(function) if m.mutates_input), None)
             self._fail(catalogue.mutation_message(function), mistake, args, hidden)
-        return value
 
     def record(self, name: str, value) -> None:
         """Keep a plain JSON value (lists, numbers, None) for the feedback page under `name`."""

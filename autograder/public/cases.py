@@ -23,6 +23,7 @@ def build(content, reference, *, rtol: float, atol: float, module: str) -> dict:
                 "args": [encode(a) for a in args],
                 "expected": encode(expected),
                 "variants": [[msg, encode(v)] for msg, v in catalogue.variants(reference, function, args)],
+                "crashes": [list(c) for c in catalogue.crashes(reference, function, args)],
                 "mutation_message": catalogue.mutation_message(function),
             })
         functions[function] = entries

@@ -4,6 +4,11 @@ Checks run in order (returned something, is an array, right shape, finite, right
 first that fails is reported with actual against expected. When the values are wrong, the output
 is matched against known wrong variants (the misconception catalogue, computed elsewhere) so the
 message can name the mistake. This module depends on numpy only: it ships in the student bundle.
+
+Accepted on purpose: a list (or nested lists) of the right numbers counts as the array it spells,
+and a list of arrays as a tuple, since numpy itself reads them so. Not accepted: values that are
+only close, as float32 arithmetic gives (about 7 significant digits, where the tolerance asks for
+float64's); they get a message of their own.
 """
 from __future__ import annotations
 
@@ -30,7 +35,18 @@ def close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.ndarray:
     return ok
 
 
+# "Close but not within tolerance": what float32 arithmetic (or a stray epsilon) gives.
+NEAR_RTOL = 1e-5
+NEAR_MESSAGE = ("agrees with the expected values to only a few significant digits, as float32 arithmetic, "
+                "an added epsilon or a clipped value gives: compute in float64, numpy's default, with no "
+                "extra constants or clipping")
+
+
 def _same(a, b, rtol, atol) -> bool:
+    if isinstance(a, list) and isinstance(b, tuple):
+        a = tuple(a)
+    elif isinstance(a, (tuple, list)) and not isinstance(b, tuple):
+        a = as_array(a)  # a list (or a tuple of rows) of numbers is the array it spells
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
                 and all(_same(x, y, rtol, atol) for x, y in zip(a, b)))
@@ -59,6 +75,8 @@ def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: f
         bad = int(np.sum(~np.isfinite(arr)))
         return f"{what} has {bad} nan/inf entr{'y' if bad == 1 else 'ies'}; every entry should be finite"
     ok = close(arr, expected, rtol, atol)
+    if not ok.all() and _near(arr, expected):
+        return f"{what} {NEAR_MESSAGE}"
     if not ok.all():
         idx = np.unravel_index(int(np.argmin(ok)), arr.shape) if arr.ndim else ()
         where = f"[{', '.join(map(str, idx))}]" if idx else ""
@@ -67,6 +85,40 @@ def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: f
         return (f"{what}{where} is {arr[idx]:.6g}, expected {expected[idx]:.6g} "
                 f"({int((~ok).sum())} of {ok.size} entries differ)")
     return None
+
+
+def _near(arr: np.ndarray, expected: np.ndarray) -> bool:
+    """Every entry within NEAR_RTOL of the array's scale: right in substance, wrong in precision."""
+    scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.all(np.abs(arr - expected) <= NEAR_RTOL * max(scale, 1e-12)))
+
+
+def crash_problem(error: str, crashes=()) -> str | None:
+    """The catalogued mistake whose code raises the same error on the same inputs, if any.
+
+    Args:
+        error: the student's error as reported ("raised ValueError: matmul: ... (line 3 ...)").
+        crashes: (message, "ErrorType: text") pairs, one per mistake that raises on these inputs.
+    """
+    error = _gist(error)
+    for message, signature in crashes:
+        if "raised " + _gist(signature)[:100] in error:
+            return message
+    return None
+
+
+def _gist(text: str) -> str:
+    """An error message with its numbers (shapes, sizes, axes) blanked and its spaces collapsed:
+    `K @ Q` and `Q @ K` fail alike whatever the shapes of the case."""
+    out = []
+    for c in " ".join(text.split()):
+        if c.isdigit():
+            if not out or out[-1] != "#":
+                out.append("#")
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=(), reveal: bool = True):
@@ -86,6 +138,10 @@ def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=
             return message
     if actual is None:
         return "returned None: did you forget a return statement?"
+    if isinstance(actual, list):
+        actual = tuple(actual) if isinstance(expected, tuple) else as_array(actual)
+    elif isinstance(actual, tuple) and not isinstance(expected, tuple) and as_array(actual) is not None:
+        actual = as_array(actual)
     if isinstance(expected, tuple):
         names = names or [f"item {i}" for i in range(len(expected))]
         if not isinstance(actual, tuple):

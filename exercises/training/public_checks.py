@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from compare import problem
+from compare import crash_problem, problem
 
 CASES_FILE = "public_cases.json"
 
@@ -71,14 +71,15 @@ def check_function(call, function: str, cases: dict) -> Line:
         except NotImplementedYet:
             return Line(function, "todo", "not implemented yet (it still raises NotImplementedError)")
         except Exception as e:  # the student's exception, already reduced to a sentence
-            return Line(function, "fail", f"on {case['name']}: {e}")
+            named = crash_problem(str(e), case.get("crashes", ()))
+            return Line(function, "fail", f"on {case['name']}: {named} (It {e})" if named else f"on {case['name']}: {e}")
         variants = [(msg, decode(v)) for msg, v in case["variants"]]
         msg = problem(value, decode(case["expected"]), rtol=tol["rtol"], atol=tol["atol"],
                       names=cases.get("tuple_names", {}).get(function), variants=variants)
+        if any(changed):  # changed inputs come first: they may be why the values are wrong
+            return Line(function, "fail", f"on {case['name']}: {case['mutation_message']}")
         if msg:
             return Line(function, "fail", f"on {case['name']}: {msg}")
-        if any(changed):
-            return Line(function, "fail", f"on {case['name']}: {case['mutation_message']}")
     return Line(function, "ok", f"{len(entries)} public check{'s' if len(entries) != 1 else ''} passed")
 
 
@@ -95,8 +96,6 @@ def direct_call(module, file_name: str = "your file"):
             raise NotImplementedYet() from None
         except Exception as e:
             raise Exception(f"raised {type(e).__name__}: {e}") from None
-        if isinstance(value, list):
-            value = tuple(value)
         changed = [not np.array_equal(a, c, equal_nan=True) for a, c in zip(args, copies)]
         return value, changed
     return call

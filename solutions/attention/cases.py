@@ -37,10 +37,39 @@ def score_row(rng: np.random.Generator):
 
 
 def large_scores(rng: np.random.Generator):
-    """Scores of magnitude ~1000 (positive and negative rows): exp() overflows without the max shift."""
-    S = scores(rng, scale=3.0, offset=1000.0)
-    S[::2] *= -1
+    """Scores of magnitude ~1000, four kinds of row in turn, so that each wrong shift fails on its own rows:
+
+    near +1000 with a spread of a few units (no shift at all overflows), near -1000 likewise (the
+    whole matrix's maximum underflows them to 0/0), a row spanning 2000 whose first score is the
+    lowest but whose mean is within 700 of its maximum (shifting by the first score overflows), and
+    one whose first score is near its maximum but whose mean is far below (shifting by the mean
+    overflows). Shifting by the minimum fails on both wide kinds; clipping the scores, on all.
+    """
+    n_q, n_k = _distinct(rng, 2, low=4)
+    S = np.empty((n_q, n_k))
+    for i in range(n_q):
+        kind = i % 4
+        if kind < 2:
+            S[i] = (1000.0 + 3.0 * rng.normal(size=n_k)) * (1 if kind == 0 else -1)
+            continue
+        top = int(rng.integers(1, n_k))
+        if kind == 2:
+            S[i] = rng.uniform(850.0, 990.0, size=n_k)
+            S[i, 0] = -1000.0 + rng.normal()
+        else:
+            S[i] = rng.uniform(-1000.0, -900.0, size=n_k)
+            S[i, 0] = 1000.0 - rng.uniform(10.0, 60.0)
+        S[i, top] = 1000.0 + rng.uniform(0.0, 1.0)
     return S
+
+
+def wide_row(rng: np.random.Generator):
+    """One 1-D row spanning [-1000, 1000], its maximum not first."""
+    n = int(rng.integers(3, 8))
+    row = rng.uniform(-900.0, 900.0, size=n)
+    top, bottom = rng.choice(np.arange(1, n), size=2, replace=False)
+    row[top], row[bottom] = 1000.0 + rng.normal(), -1000.0 + rng.normal()
+    return row
 
 
 def weights_values(rng: np.random.Generator):
@@ -63,7 +92,8 @@ def public(example, reference) -> dict[str, list[tuple[str, tuple]]]:
                   ("2 queries against 4 keys", (q2, k4))],
         "softmax": [("the 'two plus three' scores", (example.S,)),
                     ("the seed's row of scores [2.1, 0.3, 2.0] for 'plus'", (np.array([2.1, 0.3, 2.0]),)),
-                    ("scores near 1000", (np.array([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 1000.0]]),))],
+                    ("scores near 1000", (np.array([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 1000.0],
+                                                    [0.0, 1000.0, -1000.0], [-1002.0, -1000.0, -1001.0]]),))],
         "aggregate": [("the 'two plus three' weights and values", (example.A, V)),
                       ("2 queries mixing 3 values", (a23, v32))],
         "attend": [("the 'two plus three' example", example.inputs())],

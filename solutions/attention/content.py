@@ -12,7 +12,7 @@ import numpy as np
 
 from autograder.content.figures import Matrix, Note, Section
 
-from . import cases, example as _example
+from . import cases, example as _example, honest as _honest
 from .mistakes import CATALOGUE as MISTAKES
 
 FUNCTIONS = ("project", "score", "softmax", "aggregate", "attend")
@@ -41,39 +41,8 @@ QUIZ_COMPUTE = {
                   lambda ref, weights, values: ref.aggregate(weights[None, :], values[:, None])[0, 0]),
 }
 
-# Correct solutions written differently from the reference: the suites must not care how.
-HONEST_VARIANTS = {
-    "loops": {
-        "score": '''
-def score(Q, K):
-    S = np.zeros((Q.shape[0], K.shape[0]))
-    for i in range(Q.shape[0]):
-        for j in range(K.shape[0]):
-            S[i, j] = sum(Q[i, c] * K[j, c] for c in range(Q.shape[1]))
-    return S
-''',
-        "aggregate": '''
-def aggregate(A, V):
-    O = np.zeros((A.shape[0], V.shape[1]))
-    for i in range(A.shape[0]):
-        for j in range(A.shape[1]):
-            O[i] += A[i, j] * V[j]
-    return O
-''',
-    },
-    "einsum": {
-        "score": '''
-def score(Q, K):
-    return np.einsum("qd,kd->qk", Q, K)
-''',
-        "softmax": '''
-def softmax(S):
-    z = np.asarray(S, dtype=float)
-    z = z - np.max(z, axis=-1, keepdims=True)
-    return np.exp(z) / np.sum(np.exp(z), axis=-1, keepdims=True)
-''',
-    },
-}
+# Correct solutions written differently from the reference (honest.py): the suites must not care how.
+HONEST_VARIANTS = _honest.VARIANTS
 
 NOTEBOOK_SNIPPETS = {"heatmap": (Path(__file__).with_name("heatmap_cell.py")).read_text(encoding="utf-8")}
 
@@ -125,3 +94,9 @@ def feedback_section(recorded: dict, worked, tolerance) -> Section:
 
 # What the synthetic class's mistaken students answer: the seed text's weights, copied.
 SYNTHETIC_QUIZ_MISTAKE = "seed-scores: [0.45, 0.10, 0.45]"
+
+
+def mutant_inputs(rng):
+    """Random inputs per function for `qkv validate --mutants` to tell equivalent mutants apart."""
+    return {"project": cases.projection(rng), "score": cases.queries_keys(rng), "softmax": (cases.large_scores(rng),),
+            "aggregate": cases.weights_values(rng), "attend": cases.projection(rng)}

@@ -1,0 +1,65 @@
+"""Wrong code the catalogue does not hold as written loses points in its part and is named there;
+correct code written another way keeps full marks; `qkv check` and `qkv grade` agree on which
+functions are right."""
+import pytest
+
+from autograder.grading import results, synthetic
+from autograder.grading.batch import grade
+from autograder.public import run as check
+from course_content import CATALOGUE, CONTENT
+from held_out import HELD_OUT
+
+PARTS = ("project", "score", "softmax", "aggregate", "attend")
+
+
+def _sources():
+    source = CONTENT.reference_source
+    subs = {f"held_{k}": synthetic._splice(source, fs) for k, (_, fs, _) in HELD_OUT.items()}
+    subs.update({f"honest_{v}": synthetic._splice(source, fs) for v, fs in CONTENT.honest_variants.items()})
+    return subs
+
+
+SOURCES = _sources()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, course):
+    root = tmp_path_factory.mktemp("held_out")
+    for student, text in SOURCES.items():
+        (root / "subs" / student).mkdir(parents=True)
+        (root / "subs" / student / "attention.py").write_text(text)
+    grade(course, root / "subs", assignment="attention", out=root / "out", jobs=2, progress=False)
+    return lambda student: results.read(results.path_for(root / "out", student))
+
+
+def _named(test, expected: str) -> bool:
+    if expected in {m.id for m in CATALOGUE}:
+        return test.mistake == expected and CATALOGUE.by_id(expected).message in test.output
+    return expected in test.output
+
+
+@pytest.mark.parametrize("held", sorted(HELD_OUT))
+def test_held_out_wrong_code_loses_points_in_its_part_and_is_named(graded, held):
+    part, _, expected = HELD_OUT[held]
+    r = graded(f"held_{held}")
+    assert r.part_score(part) < r.part_max(part)
+    assert any(_named(t, expected) for t in r.tests if t.part == part), [t.output for t in r.tests if t.part == part]
+    assert all(r.part_score(p) == r.part_max(p) for p in PARTS if p not in (part, "attend"))
+
+
+@pytest.mark.parametrize("variant", sorted(CONTENT.honest_variants))
+def test_correct_code_written_another_way_keeps_full_marks(graded, variant):
+    r = graded(f"honest_{variant}")
+    assert [r.part_score(p) for p in PARTS] == [r.part_max(p) for p in PARTS], [
+        t.output for t in r.tests if t.outcome != "passed"]
+
+
+@pytest.mark.parametrize("student", ["held_min_shift_np", "held_global_max_np", "held_matmul_no_transpose",
+                                     "honest_lists", "honest_loops", "held_axis1_sum"])
+def test_check_and_grade_agree_on_which_functions_are_right(tmp_path, graded, course, assignment, student):
+    path = tmp_path / "attention.py"
+    path.write_text(SOURCES[student])
+    passing = {line.function for line in check.check_file(course, assignment, path) if line.status == "ok"}
+    r = graded(student)
+    full = {p for p in PARTS if r.part_score(p) == r.part_max(p)}
+    assert passing == full
