@@ -230,7 +230,7 @@ class SuiteRun:
         status = f"ungradable: {failure[1]}" if failure else "graded"
         return StudentResult(run.sub.student, tuple(tests), tuple(columns), status,
                              "\n".join(run.calls.output)[: self.ctx.course.limits.max_output_kb * 1024],
-                             recorded=run.recorded)
+                             recorded=run.recorded, extra=dict(run.sub.record))
 
 
 def collect(ctx: GradingContext) -> list[SuiteTest]:
