@@ -26,7 +26,7 @@ from autograder.grading.results import StudentResult, TestResult
 from autograder.sandbox.host import Sandbox
 from autograder.grading.submissions import Submission, with_files
 
-PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
+PYTEST_ARGS = ["--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
                "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise",
                "-p", "no:unraisableexception", "-p", "no:threadexception",
                "--capture=no", "--import-mode=importlib", "-c", "/dev/null", "-o", "python_files=test_*.py"]
@@ -219,7 +219,7 @@ class SuiteRun:
                 else t for t in tests]
 
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> StudentResult:
-        run.calls.close_session()
+        run.calls.close_session(wait=False)  # reaped while this student's results are put together
         tests = self._chain_hints(tests)
         columns = [p.id for p in self.ctx.assignment.parts]
         if self.ctx.extra_tests is not None:
