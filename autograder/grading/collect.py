@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -54,7 +55,9 @@ def _import(path: Path):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # while it runs (dataclasses and the like look themselves up); dropped after
     try:
-        spec.loader.exec_module(module)
+        with warnings.catch_warnings():  # inside another pytest run (a test of this kit), our markers are unknown
+            warnings.filterwarnings("ignore", message=r"Unknown pytest\.mark\.(part|weight)")
+            spec.loader.exec_module(module)
     finally:
         sys.modules.pop(name, None)
     return module
