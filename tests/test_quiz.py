@@ -234,15 +234,16 @@ def test_an_unusable_file_scores_zero_with_its_reason_in_every_question(tmp_path
     assert quiz.check_answers_file(tmp_path / "answers.yaml", master) == [next(iter(results)).output]
 
 
-@pytest.mark.parametrize("path, message", [
-    (None, "answers.yaml: not submitted"),
-    ("missing.yaml", "missing.yaml: not found"),
-    ("folder.yaml", "folder.yaml: not a regular file"),
+@pytest.mark.parametrize("path, message, outcome", [
+    (None, "answers.yaml: not submitted", "not_submitted"),
+    ("missing.yaml", "missing.yaml: not submitted (not found)", "not_submitted"),
+    ("folder.yaml", "folder.yaml: not a regular file", "ungradable"),
 ])
-def test_a_missing_file_is_one_line_in_every_question(tmp_path, course, assignment, ref, path, message):
+def test_a_missing_file_is_one_line_in_every_question(tmp_path, course, assignment, ref, path, message, outcome):
+    """No file at all is 'not submitted'; a file that cannot be read is 'ungradable'."""
     (tmp_path / "folder.yaml").mkdir()
     results = quiz.grade_answers(course, assignment, "alice", tmp_path / path if path else None, ref)
-    assert all(r.outcome == "ungradable" and r.output.startswith(message) and "\n" not in r.output for r in results)
+    assert all(r.outcome == outcome and r.output.startswith(message) and "\n" not in r.output for r in results)
     assert str(tmp_path) not in results[0].output  # feedback names the file, not the grader's folders
 
 

@@ -18,6 +18,7 @@ class Outcome(str, Enum):
     MEMORY = "memory"
     EXITED = "exited"
     UNGRADABLE = "ungradable"
+    NOT_SUBMITTED = "not_submitted"  # nothing was handed in for it (a quiz without an answers file)
     GRADER_ERROR = "grader_error"
 
     def __str__(self) -> str:
@@ -61,6 +62,7 @@ _LABELS = {
     Outcome.MEMORY: "out of memory",
     Outcome.EXITED: "the process exited",
     Outcome.UNGRADABLE: "could not be graded (syntax error, import error or missing function)",
+    Outcome.NOT_SUBMITTED: "not submitted",
     Outcome.GRADER_ERROR: "grader error (not your fault; tell your instructor)",
 }
 _OF_CALL = {"raised": Outcome.RAISED, "not_implemented": Outcome.NOT_IMPLEMENTED, "missing": Outcome.UNGRADABLE,
