@@ -134,8 +134,12 @@ def cmd_grade(args) -> int:
         from autograder.reports import class_report as report
         out = Path(args.out)
         print(report.terminal_summary(course, _assignment(course, args), out, summary.students, summary.briefs))
+        for line in grade.roster_lines(summary):
+            print(line)
         print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
               f"skipped {len(summary.skipped)} in {summary.seconds:.1f} s; isolation: {summary.isolation}")
+        for line in grade.regraded_lines(summary):
+            print(line)
         if summary.weak_sandbox:
             print(f"weaker sandbox accepted: missing {', '.join(summary.weak_sandbox)}")
         print(f"wrote {out / layout.GRADEBOOK_FILE}, {out / layout.RESULTS_DIR}/, {out / layout.FEEDBACK_DIR}/ "
@@ -163,6 +167,14 @@ def cmd_gradescope_run(args) -> int:
     for line in extra["grader_errors"]:
         print(f"qkv: grader error: {line}", file=sys.stderr)
     print(f"wrote {root / 'results' / 'results.json'} in {data['execution_time']:.1f} s")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from autograder.integrations import lms
+    course = _course(args)
+    path = lms.export(course, args.format, graded=[Path(g) for g in args.graded], out=Path(args.out))
+    print(f"wrote {path}")
     return 0
 
 
@@ -329,6 +341,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", metavar="DIR", help="Gradescope's folder (default: $QKV_GRADESCOPE_ROOT or /autograder)")
     p.add_argument("--weak-sandbox", action="store_true", help="grade even if the container lacks a sandbox layer")
     p.set_defaults(func=cmd_gradescope_run)
+
+    p = sub.add_parser("export", parents=[common], help="grades for an LMS (Canvas, Moodle), nbgrader or a course table")
+    p.add_argument("format", choices=["canvas", "moodle", "nbgrader", "course"],
+                   help="canvas: gradebook import; moodle: grade import; nbgrader: its export columns; "
+                        "course: a column per assignment")
+    p.add_argument("--graded", required=True, action="append", metavar="DIR",
+                   help="a folder `qkv grade` wrote (repeat for more assignments)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the CSV to write")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("validate", parents=[common], help="prove the hidden suites on known submissions")
     p.add_argument("--jobs", type=int, metavar="N", help="grading processes (default: all cores)")

@@ -39,14 +39,16 @@ def graded(tmp_path_factory, course, klass):
 def test_gradebook_has_the_design_header_and_one_sorted_row_per_student(graded):
     out, _ = graded
     rows = list(csv.reader((out / "gradebook.csv").open()))
-    assert rows[0] == ["student", "project", "score", "softmax", "aggregate", "attend", "quiz", "total", "status"]
+    assert rows[0] == ["student", "project", "score", "softmax", "aggregate", "attend", "quiz", "total",
+                       "submitted_at", "credit", "final", "status"]
     assert [r[0] for r in rows[1:]] == sorted(KINDS)
     by = {r[0]: r for r in rows[1:]}
-    assert by["honest_reference"][1:] == ["20", "20", "20", "20", "20", "0", "100", "graded"]  # no answers.yaml
+    # no answers.yaml, no timestamp.txt: full credit
+    assert by["honest_reference"][1:] == ["20", "20", "20", "20", "20", "0", "100", "", "100", "100", "graded"]
     assert by["honest_loops"][7] == "100"
     assert by["stub"][7] == "0"
     assert by["mistake_score_scaled"][2] == "0" and by["mistake_score_scaled"][3] == "20"
-    assert by["broken_syntax_error"][8].startswith("ungradable: syntax error on line 3")
+    assert by["broken_syntax_error"][11].startswith("ungradable: syntax error on line 3")
 
 
 def test_results_json_follows_gradescope_format(graded):
@@ -90,7 +92,7 @@ def test_existing_results_are_reused_unless_forced(tmp_path, course, klass):
     first = grade(course, klass, assignment="attention", out=out, jobs=1, progress=False)
     assert first.graded == len(KINDS)
     second = grade(course, klass, assignment="attention", out=out, jobs=1, progress=False)
-    assert (second.graded, second.reused) == (0, len(KINDS))
+    assert (second.graded, second.reused, second.regraded) == (0, len(KINDS), {})
     forced = grade(course, klass, assignment="attention", out=out, jobs=1, progress=False, force=True)
     assert forced.graded == len(KINDS)
 

@@ -115,7 +115,9 @@ def test_run_autograder_writes_valid_gradescope_results(tmp_path, autograder_zip
     assert data["extra_data"]["student"] == "ada@example.edu"
     assert data["visibility"] == "after_due_date" and {t["visibility"] for t in data["tests"]} == {"after_due_date"}
     if make is correct:
-        assert data["score"] == 120 and {t["status"] for t in data["tests"]} == {"passed"}  # code 100, quiz 20
+        # code 100, quiz 20; handed in within course.yaml's first late window: 80 % count
+        assert sum(t["score"] for t in data["tests"]) == 120 and {t["status"] for t in data["tests"]} == {"passed"}
+        assert data["score"] == 96 and data["extra_data"]["late_credit"]["credit"] == 80
     elif make is buggy:
         assert 0 < data["score"] < 100
         named = [t for t in data["tests"] if t["extra_data"]["mistake"] == "softmax_axis0"]
@@ -139,6 +141,8 @@ def test_the_submission_metadata_is_kept_and_a_late_submission_marked(tmp_path, 
     assert facts["late"] is True and facts["due_date"] == METADATA["assignment"]["due_date"]
     assert facts["submission_id"] == 123456 and facts["users"] == ["ada@example.edu"]
     assert data["execution_time"] > 0 and data["output_format"] == "text"
+    assert data["extra_data"]["submitted_at"] == "2026-12-16T09:00:00Z"
+    assert data["output"].startswith("Handed in 2026-12-16T09:00:00Z, after the deadline: 80 % of 100 points count, 80.")
 
 
 def test_a_symlink_to_the_reference_is_not_graded(tmp_path, autograder_zip, course, schema):
@@ -154,7 +158,7 @@ def test_a_file_in_a_subfolder_of_the_upload_is_found(tmp_path, autograder_zip, 
     (root / "submission" / "hw" / "__MACOSX").mkdir(parents=True)
     (root / "submission" / "hw" / "__MACOSX" / "attention.py").write_text("junk(")
     (root / "submission" / "hw" / "attention.py").write_text(reference_source)
-    assert gradescope.run(course, assignment="attention", root=root)["score"] == 100
+    assert gradescope.run(course, assignment="attention", root=root)["score"] == 80  # 100, handed in late
 
 
 @pytest.mark.parametrize("metadata, student", [

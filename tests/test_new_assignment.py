@@ -131,7 +131,7 @@ def test_grade_gives_the_reference_full_marks_and_the_mistake_none(tiny, tmp_pat
                        "--jobs", "1", "--quiet")
     assert code == 0, err
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "out" / "gradebook.csv").open())}
-    assert list(next(iter(rows.values()))) == ["student", "double", "total", "status"]
+    assert list(next(iter(rows.values()))) == ["student", "double", "total", "submitted_at", "credit", "final", "status"]
     assert rows["ada"]["double"] == "10" and rows["bob"]["double"] == "0"
     page = (tmp_path / "out" / "feedback" / "bob.html").read_text()
     assert "x * x squares each entry" in page

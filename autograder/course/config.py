@@ -12,6 +12,7 @@ from typing import Literal, Optional
 
 import yaml
 
+from autograder.course import deadlines
 from autograder.course.layout import COURSE_FILE, SCHEMA_FILE  # noqa: F401 - re-exported
 from autograder.errors import QkvError, did_you_mean
 
@@ -20,11 +21,17 @@ MAX_CONFIG_BYTES = 1_000_000
 Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
 
 
-def _f(description: str, default=dataclasses.MISSING, *, minimum=None, **kw):
-    """A dataclass field with a description (and an optional lower bound) for errors and the schema."""
+def _f(description: str, default=dataclasses.MISSING, *, minimum=None, regrade: bool = True, **kw):
+    """A dataclass field with a description (and an optional lower bound) for errors and the schema.
+
+    regrade=False marks a field whose change needs no student's code graded again (a deadline, a
+    title): `grading_view` leaves it out, so a rerun reuses the results and recomputes the rest.
+    """
     meta = {"description": description}
     if minimum is not None:
         meta["minimum"] = minimum
+    if not regrade:
+        meta["regrade"] = False
     if default is not dataclasses.MISSING:
         kw["default"] = default
     return field(metadata=meta, **kw)
@@ -65,21 +72,44 @@ class Part:
 
 
 @dataclass(frozen=True)
+class LateStep:
+    """A late window: work handed in after the previous window (or the deadline) and by `until` earns `credit`."""
+
+    until: str = _f("end of the window, ISO 8601 with a time zone (e.g. 2026-12-16T23:59:00+00:00)")
+    credit: float = _f("percentage of the points work handed in within the window earns", minimum=0)
+
+
+@dataclass(frozen=True)
+class Extension:
+    """A later deadline for one student; the late windows move with it."""
+
+    student: str = _f("the student's id")
+    deadline: str = _f("the student's own deadline, ISO 8601 with a time zone")
+
+
+@dataclass(frozen=True)
 class Assignment:
     """One assignment: a reference solution, its graded parts, and where students find it."""
 
     id: str = _f("short id used on the command line and in folder names")
-    title: str = _f("human-readable title")
+    title: str = _f("human-readable title", regrade=False)
     source: str = _f("the instructor master with solution markers, relative to course.yaml; its folder holds "
                      "the rest of the assignment (content.py, suites/, README.md) and students hand in a file "
                      "of the same name")
     parts: tuple[Part, ...] = _f("graded parts, in gradebook order")
-    deadline: Optional[str] = _f("due date, ISO 8601 (e.g. 2026-12-15T23:59:00+00:00)", None)
+    deadline: Optional[str] = _f("due date, ISO 8601 with a time zone (e.g. 2026-12-15T23:59:00+00:00); work "
+                                 "handed in later earns the credit of `late`", None, regrade=False)
+    late: tuple[LateStep, ...] = _f("late windows in order, credit strictly falling; after the last, 0 credit "
+                                    "(without any, late work earns 0)", (), regrade=False)
+    extensions: tuple[Extension, ...] = _f("per-student later deadlines", (), regrade=False)
+    overrides: Optional[str] = _f("CSV of manual adjustments (student,part,points,comment; points '+2' or '-3' "
+                                  "is a change, '15' the new points) relative to course.yaml, applied after "
+                                  "grading", None, regrade=False)
     random_cases: int = _f("seeded random cases per randomised check", 3, minimum=1)
     quiz: Optional[str] = _f("quiz master relative to course.yaml (answers included)", None)
     quiz_points: float = _f("points for the whole quiz", 0, minimum=0)
     notebook: Optional[str] = _f("the notebook's story (markdown with qkv directives) relative to course.yaml; "
-                                 "release then writes the notebook too", None)
+                                 "release then writes the notebook too", None, regrade=False)
 
     def part(self, part_id: str) -> Part:
         for p in self.parts:
@@ -102,7 +132,7 @@ class Feedback:
 class Course:
     """The whole course: read from course.yaml."""
 
-    name: str = _f("course name shown in reports")
+    name: str = _f("course name shown in reports", regrade=False)
     seed: int = _f("course seed; cases per student derive from it, the assignment and the student id")
     assignments: tuple[Assignment, ...] = _f("the assignments of the course")
     limits: Limits = _f("limits for student code", dataclasses.MISSING, default_factory=Limits)
@@ -110,6 +140,11 @@ class Course:
     feedback: Feedback = _f("what students are shown", dataclasses.MISSING, default_factory=Feedback)
     packages: tuple[str, ...] = _f("packages beyond the standard library that student code may import "
                                    "(any other import is refused with one line)", ("numpy",))
+    roster: Optional[str] = _f("CSV of the class (id,name,email,section; optional sis_id, sis_login_id, "
+                               "canvas_id) relative to course.yaml: every student on it gets a gradebook row",
+                               None, regrade=False)
+    resubmissions: Literal["last", "best"] = _f("which of a student's several hand-ins counts: the last one, or "
+                                                "the best after late credit", "last", regrade=False)
     root: Path = field(default=Path("."), metadata={"internal": True}, compare=False)
 
     def assignment(self, assignment_id: str) -> Assignment:
@@ -218,6 +253,7 @@ def parse_course(data, *, root: Path = Path("."), name: str = COURSE_FILE) -> Co
         _unique(a.parts, f"{name}: assignments[{i}].parts")
         if a.quiz is None and a.quiz_points:
             raise QkvError(f"{name}: assignments[{i}].quiz_points: set, but no quiz file is given")
+        deadlines.check(a, f"{name}: assignments[{i}]")
     return dataclasses.replace(course, root=root)
 
 
@@ -253,6 +289,18 @@ def load_course(path: Path | str | None = None) -> Course:
     data = read_yaml(path, name=str(path), limit=MAX_CONFIG_BYTES,
                      missing="not found (run from the course folder or pass --course PATH)")
     return parse_course(data, root=path.resolve().parent, name=str(path))
+
+
+def grading_view(course: Course, assignment: Assignment) -> dict:
+    """What of the course decides one assignment's grades, as plain data: every field except those
+    marked regrade=False, and of the assignments only this one. Results store its hash."""
+    def view(obj):
+        if dataclasses.is_dataclass(obj):
+            return {f.name: view(getattr(obj, f.name)) for f in _fields(obj) if f.metadata.get("regrade", True)}
+        if isinstance(obj, tuple):
+            return [view(x) for x in obj]
+        return obj
+    return {**view(dataclasses.replace(course, assignments=())), "assignment": view(assignment)}
 
 
 # ---------------------------------------------------------------------------------------------

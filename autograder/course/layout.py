@@ -5,10 +5,22 @@ students hand in attention.py (or attention.ipynb). Everything else is a fixed n
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 COURSE_FILE = "course.yaml"
 SCHEMA_FILE = "course.schema.json"
+
+# A student id names a submission's folder or file: letters (any script), digits and . _ - @ +, not
+# starting with a dot, safe as a file name and a CSV cell. Used with fullmatch: `$` would accept a
+# trailing newline.
+STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
+
+
+def is_valid_id(student) -> bool:
+    """A plain one-line student id: letters, digits and . _ - @ +, at most 100, not starting with a dot."""
+    return isinstance(student, str) and STUDENT_ID.fullmatch(student) is not None
+
 
 # A submission
 ANSWERS_FILE = "answers.yaml"
@@ -31,6 +43,7 @@ COMPARE_FILE = "compare.py"
 # What grading writes into DIR
 GRADEBOOK_FILE = "gradebook.csv"
 RESULTS_DIR = "results"
+HANDINS_DIR = "handins"  # handins/<student>/<hand-in>.json when a student handed in several times
 FEEDBACK_DIR = "feedback"
 REPORT_FILE = "report.html"
 RUN_FILE = "run.json"

@@ -3,7 +3,8 @@
 The parent only discovers submissions, hands out chunks and writes the gradebook; each grading
 process (one per job) loads the reference, owns one sandbox zygote and runs the hidden suites on its
 chunks, writing results/<student>.json atomically as each student finishes. A rerun skips students
-whose results exist (unless force), so a killed batch completes to the same gradebook.
+whose results still hold (`reuse`: same submission, hand-in time, course, content and kit; unless
+force), so a killed batch completes to the same gradebook, and a changed input regrades only whom it touches.
 """
 from __future__ import annotations
 
@@ -16,22 +17,23 @@ import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from autograder import __version__
 from autograder.content import loader
-from autograder.grading import results
-from autograder.course import layout
+from autograder.grading import handins, results, reuse
+from autograder.course import layout, roster as roster_mod
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grading.suite_runner import GradingContext, run_suites
 from autograder.grading.results import StudentResult, atomic_write
 from autograder.sandbox import isolation
 from autograder.sandbox.host import Sandbox, layers, missing_text
-from autograder.grading.submissions import Submission, answers_source, discover
+from autograder.grading.submissions import Submission, answers_source, discover, submissions_root
 
 CHUNK = 50  # students per pytest session: large enough to amortise its start-up
 
@@ -49,6 +51,31 @@ class Summary:
     weak_sandbox: list[str] = field(default_factory=list)  # layers missing, accepted by the grader
     seconds: float = 0.0
     briefs: list = field(default_factory=list)  # one class_report.Brief per student, for the summary
+    regraded: dict = field(default_factory=dict)  # reuse.REASONS key -> students graded for that reason
+    missing: list[str] = field(default_factory=list)  # on the roster, no submission
+    unexpected: list[str] = field(default_factory=list)  # graded, not on the roster
+
+
+SHOWN = 5  # students named per line of the summary
+
+
+def _names(students: list[str]) -> str:
+    more = f" and {len(students) - SHOWN} more" if len(students) > SHOWN else ""
+    return ", ".join(students[:SHOWN]) + more
+
+
+def regraded_lines(summary: Summary) -> list[str]:
+    """Why each graded submission was graded, a line per reason ('regraded 2: submission changed (alice, bob)')."""
+    return [f"  {len(who)} {reuse.REASONS[reason]}: {_names(who)}" for reason, who in summary.regraded.items()]
+
+
+def roster_lines(summary: Summary) -> list[str]:
+    lines = []
+    if summary.missing:
+        lines.append(f"No submission from {len(summary.missing)} on the roster: {_names(summary.missing)}")
+    if summary.unexpected:
+        lines.append(f"Graded {len(summary.unexpected)} not on the roster: {_names(summary.unexpected)}")
+    return lines
 
 
 def extra_tests_for(course: Course, assignment: Assignment, content):
@@ -118,12 +145,37 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
 
 # -- the batch ----------------------------------------------------------------------------------
 
-def _already_graded(out: Path, student: str) -> bool:
-    path = results.path_for(out, student)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))["extra_data"]["student"] == student
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
+def check_options(submissions: Path, out: Path, jobs: int | None, assignment: str) -> None:
+    """Refuse, with one line, options that would grade the wrong thing or fail later."""
+    submissions = submissions_root(submissions, assignment)
+    if jobs is not None and jobs < 1:
+        raise QkvError(f"--jobs: must be at least 1, got {jobs}")
+    if out.exists() and not out.is_dir():
+        raise QkvError(f"--out {out}: is a file; give a folder for the gradebook, results and pages")
+    if submissions.is_dir() and out.resolve().is_relative_to(submissions.resolve()):
+        raise QkvError(f"--out {out}: inside the submissions folder {submissions}; its files would be graded "
+                       "as a student's. Give a folder outside it")
+
+
+def _plan(course: Course, a: Assignment, subs: list[Submission], out: Path, force: bool):
+    """The hand-ins to grade with the facts their results keep, and why each needs grading ('' to reuse)."""
+    shared = reuse.run_inputs(course, a)
+    planned = []
+    for sub in handins.to_grade(subs, course.resubmissions):
+        inputs = reuse.inputs_of(course, sub, shared)
+        record = {"handin": sub.handin, "submitted_at": sub.submitted_at, "inputs": inputs}
+        sub = replace(sub, record={k: v for k, v in record.items() if v})
+        planned.append((sub, "force" if force else reuse.why(reuse.stored_inputs(out, sub), inputs)))
+    return planned
+
+
+def _discover(submissions: Path, a: Assignment) -> tuple[list[Submission], list[str]]:
+    subs, skipped = discover(submissions, layout.submission_files(a), a.id)
+    if not subs:
+        why = f" ({len(skipped)} entries skipped, first: {skipped[0]})" if skipped else ""
+        raise QkvError(f"{submissions}: no submissions to grade (folders named by student id holding "
+                       f"{' or '.join(layout.submission_files(a))}, or such files named by student id){why}")
+    return subs, skipped
 
 
 def _chunks(todo: list[Submission], jobs: int) -> list[list[Submission]]:
@@ -136,6 +188,8 @@ def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs:
             "weak_sandbox_accepted": summary.weak_sandbox,
             "jobs": jobs, "submissions": len(summary.students), "graded": summary.graded,
             "reused": summary.reused, "skipped": summary.skipped, "grader_errors": summary.errors,
+            "regraded": {reuse.REASONS[k]: len(v) for k, v in summary.regraded.items()},
+            "missing": summary.missing, "not_on_roster": summary.unexpected,
             "duration_s": round(summary.seconds, 3),
             "versions": {"qkv-kit": __version__, "python": platform.python_version(), "numpy": np.__version__}}
 
@@ -158,16 +212,29 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     """
     started = time.monotonic()
     a = course.assignment(assignment)
-    out = Path(out)
+    out, submissions = Path(out), Path(submissions)
+    check_options(submissions, out, jobs, a.id)
+    loader.load(course, a)  # a part function the reference lacks, or broken content, stops the run here
+    roster = roster_mod.load(course)
     found = layers()
     if found.missing and not weak_sandbox and executor is None:
         raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
                        "Grade on a machine that has them, or pass --weak-sandbox to accept it")
-    subs, skipped = discover(Path(submissions), layout.submission_files(a), a.id)
-    summary = Summary(skipped=skipped, students=[s.student for s in subs], isolation=found.describe(),
+    subs, skipped = _discover(submissions, a)
+    students = list(dict.fromkeys(s.student for s in subs))
+    summary = Summary(skipped=skipped, students=students, isolation=found.describe(),
                       weak_sandbox=found.missing if executor is None else [])
-    todo = [s for s in subs if force or not _already_graded(out, s.student)]
-    summary.reused = len(subs) - len(todo)
+    if roster is not None:
+        summary.missing = sorted(set(roster.ids) - set(students))
+        summary.unexpected = sorted(set(students) - set(roster.ids))
+    planned = _plan(course, a, subs, out, force)
+    todo = [sub for sub, reason in planned if reason]
+    regraded = defaultdict(list)
+    for sub, reason in planned:
+        if reason:
+            regraded[reason].append(sub.key)
+    summary.regraded = {k: regraded[k] for k in reuse.REASONS if k in regraded}
+    summary.reused = len(planned) - len(todo)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     results_dir = out / results.RESULTS_DIR
     results_dir.mkdir(parents=True, exist_ok=True)
@@ -188,11 +255,12 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
         if bar:
             bar.close()
     summary.isolation = getattr(run, "isolation", "") or summary.isolation
-    missing = [s for s in summary.students if not results.path_for(out, s).is_file()]
-    if missing:
-        raise QkvError(f"{len(missing)} submissions got no result (first: {missing[0]}); rerun to complete the batch")
+    lost = [sub.key for sub, _ in planned if not results.path_for(out, sub.student, sub.handin).is_file()]
+    if lost:
+        raise QkvError(f"{len(lost)} submissions got no result (first: {lost[0]}); rerun to complete the batch")
+    handins.select(a, out, [sub for sub, _ in planned], course.resubmissions)
     summary.seconds = time.monotonic() - started
     atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
     from autograder.reports import outputs  # noqa: PLC0415 - pages need matplotlib: load it only now
-    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages)
+    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages, roster=roster)
     return summary

@@ -1,10 +1,20 @@
-"""gradebook.csv: one row per student, sorted, one column per part (and the quiz), no timestamps."""
+"""gradebook.csv: one row per student, sorted, one column per part (and the quiz), then the late policy's say.
+
+`total` is what the checks (and any manual adjustment) gave; `submitted_at` when the work was handed
+in; `credit` the percentage the late policy grants for it (100 on time or without a time); `final`
+= total × credit / 100. With a roster, a student on it without a submission has a `missing` row of
+zeros, and one graded but not on it says so in `status`.
+"""
 from __future__ import annotations
 
 import csv
 import io
 
+from autograder.course import deadlines
 from autograder.grading.results import StudentResult
+
+MISSING = "missing"
+NOT_ON_ROSTER = " (not on roster)"
 
 
 def columns(assignment) -> list[str]:
@@ -12,16 +22,29 @@ def columns(assignment) -> list[str]:
 
 
 def header(assignment) -> list[str]:
-    return ["student", *columns(assignment), "total", "status"]
+    return ["student", *columns(assignment), "total", "submitted_at", "credit", "final", "status"]
 
 
-def _fmt(x: float) -> str:
+def max_points(assignment) -> float:
+    """The most points the assignment gives: its parts and its quiz."""
+    return round(sum(p.points for p in assignment.parts) + (assignment.quiz_points if assignment.quiz else 0), 6)
+
+
+def fmt(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-def row(assignment, result: StudentResult) -> list[str]:
-    return [result.student, *(_fmt(result.part_score(c)) for c in columns(assignment)), _fmt(result.total),
-            result.status]
+def row(assignment, result: StudentResult, *, on_roster: bool = True) -> list[str]:
+    submitted = result.extra.get("submitted_at") or ""
+    credit = deadlines.credit(assignment, result.student, submitted or None)
+    status = result.status + ("" if on_roster else NOT_ON_ROSTER)
+    return [result.student, *(fmt(result.part_score(c)) for c in columns(assignment)), fmt(result.total),
+            submitted, fmt(credit), fmt(deadlines.final(result.total, credit)), status]
+
+
+def missing_row(assignment, student: str) -> list[str]:
+    """A roster student without a submission: no points, no credit."""
+    return [student, *("0" for _ in columns(assignment)), "0", "", "0", "0", MISSING]
 
 
 def text(assignment, rows: list[list[str]]) -> str:
@@ -31,3 +54,9 @@ def text(assignment, rows: list[list[str]]) -> str:
     writer.writerow(header(assignment))
     writer.writerows(sorted(rows, key=lambda r: r[0]))
     return buf.getvalue()
+
+
+def read(path) -> list[dict]:
+    """gradebook.csv as one dict per row (for exports)."""
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))

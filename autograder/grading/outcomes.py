@@ -2,7 +2,7 @@
 
 A check passed, failed on its values or properties, or did not run to the end: the student's code
 raised, was not written yet, timed out, ran out of memory, ended its process, could not be loaded,
-or the grader itself failed. The sandbox's own words for a call or a load map onto these here.
+or the grader itself failed; or, not a check at all, the grader adjusted the points by hand. The sandbox's own words for a call or a load map onto these here.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ class Outcome(str, Enum):
     UNGRADABLE = "ungradable"
     NOT_SUBMITTED = "not_submitted"  # nothing was handed in for it (a quiz without an answers file)
     GRADER_ERROR = "grader_error"
+    ADJUSTED = "adjusted"  # not a check: a grader's manual adjustment (grading/overrides.py)
 
     def __str__(self) -> str:
         return self.value
@@ -64,6 +65,7 @@ _LABELS = {
     Outcome.UNGRADABLE: "could not be graded (syntax error, import error or missing function)",
     Outcome.NOT_SUBMITTED: "not submitted",
     Outcome.GRADER_ERROR: "grader error (not your fault; tell your instructor)",
+    Outcome.ADJUSTED: "adjusted by your grader",
 }
 _OF_CALL = {"raised": Outcome.RAISED, "not_implemented": Outcome.NOT_IMPLEMENTED, "missing": Outcome.UNGRADABLE,
             "timeout": Outcome.TIMEOUT, "memory": Outcome.MEMORY, "exited": Outcome.EXITED, "invalid": Outcome.EXITED}

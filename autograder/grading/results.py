@@ -137,13 +137,18 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 RESULTS_DIR = layout.RESULTS_DIR
 
 
-def path_for(out: Path, student: str) -> Path:
-    """Where a student's results.json lives under a grading output folder."""
+def path_for(out: Path, student: str, handin: str = "") -> Path:
+    """Where a student's results.json lives under a grading output folder (with `handin`: the result of
+    one of several hand-ins, handins/<student>/<handin>.json; results/<student>.json is the one that counts)."""
+    if handin:
+        return Path(out) / layout.HANDINS_DIR / student / f"{handin}.json"
     return Path(out) / RESULTS_DIR / f"{student}.json"
 
 
-def write(result: StudentResult, out: Path) -> Path:
-    path = path_for(out, result.student)
+def write(result: StudentResult, out: Path, *, handin: str | None = None) -> Path:
+    """Write the result where it belongs: its own hand-in's file (the default), or with handin='' the
+    student's results/<student>.json."""
+    path = path_for(out, result.student, result.extra.get("handin") or "" if handin is None else handin)
     # One line, sorted keys: json's fast encoder only runs without indent, and this is written per student.
     atomic_write(path, strict_json(result.to_json()) + "\n")
     return path

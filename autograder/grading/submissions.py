@@ -4,21 +4,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 import stat
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from autograder.content import loader
 from autograder.sandbox import wire
-from autograder.course import layout
+from autograder.course import deadlines, layout
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 
-# Letters (any script), digits and . _ - @ +, not starting with a dot: safe as a file name and a CSV cell.
-# Always used with fullmatch: `$` would accept a trailing newline.
-STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
+STUDENT_ID = layout.STUDENT_ID
+is_valid_id = layout.is_valid_id  # re-exported: callers ask the submissions module
 
 
 @dataclass(frozen=True)
@@ -30,11 +28,14 @@ class Submission:
     answers: object = None  # answers.yaml (a Path), or quiz_answers.Answers once read ahead
     problem: str = ""  # why the submission cannot be graded at all, if it cannot
     files: dict[str, bytes] | None = None  # the code as read_code gives it, when read ahead (`with_files`)
+    handin: str = ""  # the hand-in's sub-folder when the student handed in several times, else ''
+    submitted_at: str | None = None  # when it was handed in (deadlines.iso), from timestamp.txt
+    record: dict = field(default_factory=dict)  # facts the result keeps (hand-in, time, input hashes)
 
-
-def is_valid_id(student: str) -> bool:
-    """A plain one-line student id: letters, digits and . _ - @ +, at most 100, not starting with a dot."""
-    return isinstance(student, str) and STUDENT_ID.fullmatch(student) is not None
+    @property
+    def key(self) -> str:
+        """Unique in a run: the student, or student/hand-in."""
+        return f"{self.student}/{self.handin}" if self.handin else self.student
 
 
 def not_regular(path: Path) -> str:
@@ -76,6 +77,11 @@ def _read_bytes(path: Path, limit: int) -> bytes:
     if len(data) > limit:
         raise QkvError(f"{path}: larger than the {limit}-byte limit")
     return data
+
+
+def read_limited(path: Path, limit: int) -> bytes:
+    """A regular file's bytes (no link followed, at most `limit`), or a QkvError naming the file."""
+    return _read_bytes(path, limit)
 
 
 def is_notebook(path: Path | None) -> bool:
@@ -151,51 +157,91 @@ def with_files(course: Course, assignment: Assignment, sub: Submission) -> Submi
         return dataclasses.replace(sub, problem=str(e), answers=answers)
 
 
+def handin_time(folder: Path) -> tuple[datetime | None, str]:
+    """When the work in `folder` was handed in, from its timestamp.txt (ISO 8601, or nbgrader's
+    '2026-12-15 23:59:00.000000 UTC'), and '' or one line on why a timestamp.txt there was not used."""
+    path = Path(folder) / layout.TIMESTAMP_FILE
+    if not os.path.lexists(path):
+        return None, ""
+    try:
+        text = _read_bytes(path, 200).decode("utf-8")
+    except (QkvError, UnicodeDecodeError) as e:
+        return None, f"{_shown(path)}: not used ({e if isinstance(e, QkvError) else 'not UTF-8'}); graded as on time"
+    when = deadlines.parse_handin(text)
+    if when is None:
+        return None, f"{_shown(path)}: not a date ({text.strip()[:40]!r}); graded as on time"
+    return when, ""
+
+
 def read_timestamp(folder: Path) -> datetime | None:
-    """When the submission was handed in: timestamp.txt (ISO 8601, or nbgrader's
-    '2026-12-15 23:59:00.000000 UTC'); None when there is none or it cannot be read."""
-    try:
-        text = _read_bytes(Path(folder) / layout.TIMESTAMP_FILE, 200).decode("utf-8").strip()
-    except (QkvError, UnicodeDecodeError):
-        return None
-    if text.endswith(" UTC"):
-        text = text[:-4] + "+00:00"
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    """When the submission in `folder` was handed in; None when there is no readable timestamp.txt."""
+    return handin_time(folder)[0]
 
 
-def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = None) -> Submission:
-    """A student folder; its files are looked at without following links (the quiz reader refuses a
-    linked answers.yaml itself, with its own line). nbgrader's <student>/<assignment>/ is read as it is."""
-    student = folder.name
-    inner = folder / assignment if assignment else None
-    if inner is not None and not_regular(inner) == "a folder":
-        folder = inner
+def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "") -> tuple[Submission, str]:
+    """The submission in one folder, and '' or a line about its timestamp."""
     code = next((folder / n for n in names if os.path.lexists(folder / n)), None)
     answers = folder / layout.ANSWERS_FILE if os.path.lexists(folder / layout.ANSWERS_FILE) else None
     problem = "" if code else f"no {' or '.join(names)} in the folder"
     if code and not_regular(code):
         problem = f"{code.name} is {not_regular(code)}, not a regular file; only regular files are read"
-    return Submission(student, code, answers, problem)
+    when, note = handin_time(folder)
+    return Submission(student, code, answers, problem, handin=handin,
+                      submitted_at=deadlines.iso(when) if when else None), note
+
+
+def _handin_folders(folder: Path, names: tuple[str, ...]) -> list[Path]:
+    """Sub-folders holding a submission of their own: several hand-ins of one student (as LMS downloads give them)."""
+    if any(os.path.lexists(folder / n) for n in names):
+        return []
+    return [f for f in sorted(folder.iterdir()) if not f.name.startswith(".") and not_regular(f) == "a folder"
+            and any(os.path.lexists(f / n) for n in names)]
+
+
+def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = None) -> tuple[list[Submission], list[str]]:
+    """A student folder: one submission, or one per hand-in sub-folder (each with its timestamp.txt);
+    and a line per thing not used. Files are looked at without following links (the quiz reader refuses
+    a linked answers.yaml itself, with its own line). nbgrader's <student>/<assignment>/ is read as it is."""
+    student = folder.name
+    inner = folder / assignment if assignment else None
+    if inner is not None and not_regular(inner) == "a folder":
+        folder = inner
+    handins = _handin_folders(folder, names)
+    if not handins:
+        sub, note = _one(folder, student, names)
+        return [sub], [note] if note else []
+    subs, notes = [], []
+    for path in handins:
+        if not is_valid_id(path.name):
+            notes.append(f"{_shown(path)}: skipped, {path.name!r} is not a usable hand-in name")
+            continue
+        sub, note = _one(path, student, names, handin=path.name)
+        subs.append(sub)
+        notes += [note] if note else []
+    return subs, notes
+
+
+def submissions_root(root: Path, assignment: str | None = None) -> Path:
+    """The folder whose entries are the submissions: root, or an nbgrader course's submitted/."""
+    root = Path(root)
+    if assignment and (root / layout.NBGRADER_SUBMITTED).is_dir() and (root / layout.NBGRADER_CONFIG).is_file():
+        return root / layout.NBGRADER_SUBMITTED
+    return root
 
 
 def discover(root: Path, names: tuple[str, ...], assignment: str | None = None) -> tuple[list[Submission], list[str]]:
-    """Every submission under root, sorted by student id, and one line per entry that was skipped.
+    """Every submission under root, sorted by student id (a student's hand-ins by time, then name), and
+    one line per entry that was skipped (or whose timestamp.txt was not used).
 
     Args:
         names: the file names a submission's code may have (layout.submission_files).
         assignment: the assignment's id; with it, nbgrader's layout is read too: a course folder's
             submitted/<student>/<assignment>/.
     """
-    root = Path(root)
+    root = submissions_root(root, assignment)
     if not root.is_dir():
         raise QkvError(f"{root}: not a folder of submissions")
-    if assignment and (root / layout.NBGRADER_SUBMITTED).is_dir() and (root / layout.NBGRADER_CONFIG).is_file():
-        root = root / layout.NBGRADER_SUBMITTED
-    found: dict[str, Submission] = {}
+    found: dict[str, list[Submission]] = {}
     skipped = []
     for entry in sorted(root.iterdir()):
         name = entry.name
@@ -203,24 +249,27 @@ def discover(root: Path, names: tuple[str, ...], assignment: str | None = None) 
             continue
         kind = not_regular(entry)
         if kind == "a folder":
-            sub = _from_folder(entry, names, assignment)
+            subs, notes = _from_folder(entry, names, assignment)
+            skipped += notes
         elif entry.suffix in (".py", ".ipynb") and not kind:
-            sub = Submission(entry.stem, entry, None)
+            subs = [Submission(entry.stem, entry, None)]
         elif kind not in ("", "a folder"):
             skipped.append(f"{_shown(entry)}: skipped, {kind}; only regular files and folders are read")
             continue
         else:
             skipped.append(f"{_shown(entry)}: skipped, not a submission folder, .py or .ipynb file")
             continue
-        if not is_valid_id(sub.student):
-            skipped.append(f"{_shown(entry)}: skipped, {sub.student!r} is not a usable student id "
+        student = entry.name if kind == "a folder" else entry.stem
+        if not is_valid_id(student):
+            skipped.append(f"{_shown(entry)}: skipped, {student!r} is not a usable student id "
                            "(letters, digits and . _ - @ + only)")
             continue
-        if sub.student in found:
-            skipped.append(f"{_shown(entry)}: skipped, student '{sub.student}' already has a submission")
+        if student in found:
+            skipped.append(f"{_shown(entry)}: skipped, student '{student}' already has a submission")
             continue
-        found[sub.student] = sub
-    return [found[k] for k in sorted(found)], skipped
+        if subs:
+            found[student] = sorted(subs, key=lambda s: (s.submitted_at or "", s.handin))
+    return [sub for k in sorted(found) for sub in found[k]], skipped
 
 
 def _shown(path: Path) -> str:

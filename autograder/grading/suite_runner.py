@@ -218,7 +218,7 @@ class SuitePlugin:
         status = f"ungradable: {run.load_failure[1]}" if run.load_failure else "graded"
         self.on_result(StudentResult(run.sub.student, tuple(tests), tuple(columns), status,
                                      "\n".join(run.output)[: self.ctx.course.limits.max_output_kb * 1024],
-                                     recorded=run.recorded))
+                                     recorded=run.recorded, extra=dict(run.sub.record)))
 
 
 def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) -> list[str]:

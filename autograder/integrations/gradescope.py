@@ -25,7 +25,7 @@ from autograder.course.config import Course
 from autograder.errors import QkvError
 from autograder.grading.batch import grade
 from autograder.content import loader
-from autograder.course import layout
+from autograder.course import deadlines, layout
 from autograder.grading.submissions import is_valid_id
 
 ROOT_ENV = "QKV_GRADESCOPE_ROOT"
@@ -188,19 +188,37 @@ def _find(folder: Path, name: str) -> Path | None:
     return None
 
 
-def stage_submission(submission: Path, dest: Path, names: tuple[str, ...]) -> None:
+def stage_submission(submission: Path, dest: Path, names: tuple[str, ...], *, created_at=None) -> None:
     """Copy the student's files into dest (a submission folder as `qkv grade` expects one).
 
     Args:
         names: the names the student's code may have (layout.submission_files).
+        created_at: when Gradescope received it (submission_metadata.json), kept as its timestamp.txt.
     """
     dest.mkdir(parents=True)
+    when = deadlines.parse_handin(created_at) if isinstance(created_at, str) else None
+    if when is not None:
+        (dest / layout.TIMESTAMP_FILE).write_text(deadlines.iso(when) + "\n", encoding="utf-8")
     if not submission.is_dir():
         return
     code = next(filter(None, (_find(submission, n) for n in names)), None)
     for path in (code, _find(submission, layout.ANSWERS_FILE)):
         if path is not None:
             shutil.copyfile(path, dest / path.name)
+
+
+def _apply_late_policy(data: dict, assignment, student: str) -> None:
+    """The score Gradescope shows is the one that counts: the checks' total times the late credit of
+    course.yaml's deadline and windows (Gradescope itself takes no points for lateness)."""
+    submitted = data["extra_data"].get("submitted_at")
+    credit = deadlines.credit(assignment, student, submitted)
+    if credit == deadlines.FULL_CREDIT:
+        return
+    total = data["score"]
+    data["score"] = deadlines.final(total, credit)
+    data["extra_data"]["late_credit"] = {"submitted_at": submitted, "total": total, "credit": credit}
+    data["output"] = (f"Handed in {submitted}, after the deadline: {credit:g} % of {total:g} points count, "
+                      f"{data['score']:g}. " + data["output"])
 
 
 def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = False) -> dict:
@@ -211,11 +229,13 @@ def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = Fal
     student = student_of(metadata)
     with tempfile.TemporaryDirectory(prefix="qkv-gradescope-") as tmp:
         subs, out = Path(tmp) / "submissions", Path(tmp) / "graded"
-        stage_submission(root / "submission", subs / student, layout.submission_files(course.assignment(assignment)))
+        stage_submission(root / "submission", subs / student, layout.submission_files(course.assignment(assignment)),
+                         created_at=metadata.get("created_at"))
         summary = grade(course, subs, assignment=assignment, out=out, jobs=1, progress=False, pages=False,
                         weak_sandbox=weak_sandbox)
         data = json.loads(results.path_for(out, student).read_text(encoding="utf-8"))
     data["extra_data"]["gradescope"] = submission_facts(metadata)
+    _apply_late_policy(data, course.assignment(assignment), student)
     data["extra_data"]["isolation"] = summary.isolation
     data["extra_data"]["grader_errors"] = summary.errors
     data.update(execution_time=round(time.monotonic() - started, 3), output_format="text",

@@ -14,7 +14,9 @@ from pathlib import Path
 from autograder.content import loader
 from autograder.course import layout
 from autograder.grading import results
+from autograder.course import deadlines
 from autograder.reports import heatmap
+from autograder.reports.roll import Roll, adjustments_section, late_section, roster_section
 from autograder.errors import QkvError
 from autograder.reports.pages import (FEEDBACK_DIR, REPORT_FILE, bar, column_points, esc, feedback_href, img, num,
                               page)
@@ -51,15 +53,22 @@ class Brief:
     maxes: dict  # column -> most points, for the columns the results hold
     mistakes: tuple[str, ...]  # catalogue ids named in the feedback
     troubles: tuple[tuple[str, str], ...]  # (outcome, part) of checks that did not run to the end
+    submitted_at: str = ""
+    credit: float = 100.0  # what the late policy grants, percent
+    final: float = 0.0
+    adjustments: tuple[tuple[str, float, str], ...] = ()  # (part, change, comment) made by the grader
 
     @classmethod
-    def of(cls, r: StudentResult) -> "Brief":
+    def of(cls, r: StudentResult, assignment=None) -> "Brief":
         parts = {t.part for t in r.tests}
         troubles = dict.fromkeys((t.outcome, t.part) for t in r.tests
                                  if t.outcome in PROBLEM_OUTCOMES or t.outcome == Outcome.NOT_SUBMITTED)
+        submitted = r.extra.get("submitted_at") or ""
+        credit = deadlines.credit(assignment, r.student, submitted or None) if assignment else deadlines.FULL_CREDIT
         return cls(r.student, r.columns, r.status, r.total, {c: r.part_score(c) for c in r.columns},
                    {c: r.part_max(c) for c in parts}, tuple(sorted({t.mistake for t in r.tests if t.mistake})),
-                   tuple(troubles))
+                   tuple(troubles), submitted, credit, deadlines.final(r.total, credit),
+                   tuple((t.part, t.score, t.output) for t in r.tests if t.outcome == Outcome.ADJUSTED))
 
     def part_score(self, column: str) -> float:
         return self.scores.get(column, 0.0)
@@ -109,6 +118,11 @@ def terminal_summary(course, assignment, out: Path, students: list[str], briefs:
         lines += [f"  {_plain(student)}: {_plain(parts)}" for student, parts in unsubmitted[:TOP_PROBLEMS]]
         if len(unsubmitted) > TOP_PROBLEMS:
             lines.append(f"  ... and {len(unsubmitted) - TOP_PROBLEMS} more (see the report)")
+    late = [r for r in class_results if r.credit < deadlines.FULL_CREDIT]
+    if late:
+        lines += ["", f"Handed in late ({len(late)}): "
+                  + ", ".join(f"{_plain(r.student)} {num(r.credit)} %" for r in late[:TOP_PROBLEMS])
+                  + (f" and {len(late) - TOP_PROBLEMS} more" if len(late) > TOP_PROBLEMS else "")]
     lines += ["", f"Report: {out / REPORT_FILE}   feedback pages: {out / FEEDBACK_DIR}"]
     return "\n".join(lines)
 
@@ -130,7 +144,7 @@ def each_result(out: Path, students: list[str]):
 
 def load(out: Path, students: list[str]) -> list[Brief]:
     """Each student's Brief, sorted by student."""
-    return [Brief.of(r) for r in each_result(out, students)]
+    return [Brief.of(r) for r in each_result(out, students)]  # no assignment: no late policy applied
 
 
 def read_run(out: Path) -> dict:
@@ -230,7 +244,7 @@ def _message(catalogue, mistake_id: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------
 # report.html
 
-def render(course, assignment, class_results: list[Brief], run: dict) -> str:
+def render(course, assignment, class_results: list[Brief], run: dict, *, roll: Roll = Roll()) -> str:
     """The class report as one self-contained HTML document."""
     stats = column_stats(assignment, class_results)
     catalogue = loader.load(course, assignment).catalogue
@@ -243,10 +257,13 @@ def render(course, assignment, class_results: list[Brief], run: dict) -> str:
         _misconceptions(class_results, catalogue),
         _problems(class_results),
         _not_submitted(class_results),
+        roster_section(roll, course.roster is not None),
+        late_section(class_results),
+        adjustments_section(class_results, roll),
         _students(stats, class_results),
         _run(run),
     ]
-    return page(f"Class report: {assignment.title}", "\n".join(body))
+    return page(f"Class report: {assignment.title}", "\n".join(b for b in body if b))
 
 
 def _link(student: str) -> str:
@@ -312,8 +329,10 @@ def _students(stats: list[ColumnStats], class_results) -> str:
         cells = "".join(f"<td class=\"num\">{num(r.part_score(c))}</td>" for c in cols)
         status = "" if r.status == "graded" else esc(r.status)
         rows.append(f"<tr><td>{_link(r.student)}</td>{cells}<td class=\"num\">{num(r.total)}</td>"
+                    f"<td class=\"num\">{num(r.credit)} %</td><td class=\"num\">{num(r.final)}</td>"
                     f"<td>{status}</td></tr>")
-    return (f"<h2>Students</h2>\n<table><tr><th>student</th>{head}<th class=\"num\">total</th><th>status</th>"
+    return (f"<h2>Students</h2>\n<table><tr><th>student</th>{head}<th class=\"num\">total</th>"
+            "<th class=\"num\">credit</th><th class=\"num\">final</th><th>status</th>"
             "</tr>\n" + "\n".join(rows) + "\n</table>")
 
 
@@ -321,6 +340,8 @@ RUN_LABELS = {"isolation": "isolation", "versions": "versions", "course_seed": "
               "assignment": "assignment", "duration_s": "duration", "submissions": "submissions",
               "jobs": "parallel jobs", "skipped": "skipped",
               "weak_sandbox_accepted": "weaker sandbox accepted, missing", "grader_errors": "grader errors"}
+              "weak_sandbox_accepted": "weaker sandbox accepted, missing", "regraded": "graded because",
+              "missing": "on the roster, no submission", "not_on_roster": "graded, not on the roster"}
 
 
 def _run_value(key: str, value) -> str:

@@ -7,8 +7,10 @@ appears beyond the teaching messages the grader already wrote into the results.
 from __future__ import annotations
 
 from autograder.content.figures import Curve, Note, Section
+from autograder.course import deadlines
 from autograder.reports import heatmap
 from autograder.reports.pages import bar, column_points, esc, img, num, outcome_label, page
+from autograder.grading.outcomes import Outcome
 from autograder.grading.results import StudentResult
 
 def render(course, assignment, result: StudentResult, section: Section | None) -> str:
@@ -19,6 +21,8 @@ def render(course, assignment, result: StudentResult, section: Section | None) -
         f"<p class=\"sub\">{esc(course.name)} · {esc(assignment.title)}</p>",
         _status(result),
         _summary(assignment, result),
+        _handed_in(assignment, result),
+        _adjustments(result),
         _section(section),
         "<h2>Checks, part by part</h2>",
         *(_part(assignment, result, column) for column in parts),
@@ -52,6 +56,31 @@ def _summary(assignment, result: StudentResult) -> str:
             + "\n".join(rows) + "\n</table>")
 
 
+def _handed_in(assignment, result: StudentResult) -> str:
+    """When the work was handed in, and what the late policy made of it (nothing without a time)."""
+    submitted = result.extra.get("submitted_at")
+    if not submitted:
+        return ""
+    credit = deadlines.credit(assignment, result.student, submitted)
+    due = deadlines.deadline_for(assignment, result.student)
+    when = f"Handed in {esc(submitted)}"
+    if due is None or credit == deadlines.FULL_CREDIT:
+        return f"<p>{when}{', on time' if due else ''}.</p>"
+    final = deadlines.final(result.total, credit)
+    return (f"<p class=\"banner\">{when}, after your deadline ({esc(deadlines.iso(due))}): the late policy grants "
+            f"{num(credit)} % of the points, so {num(final)} count of your {num(result.total)}.</p>")
+
+
+def _adjustments(result: StudentResult) -> str:
+    made = [t for t in result.tests if t.outcome == Outcome.ADJUSTED]
+    if not made:
+        return ""
+    rows = [f"<tr><td>{esc(t.part)}</td><td class=\"num\">{'+' if t.score >= 0 else ''}{num(t.score)}</td>"
+            f"<td>{esc(t.output) or '(no comment)'}</td></tr>" for t in made]
+    return ("<h2>Adjusted by your grader</h2>\n<table><tr><th>part</th><th class=\"num\">points</th>"
+            "<th>comment</th></tr>\n" + "\n".join(rows) + "\n</table>")
+
+
 def _figure(item) -> str:
     if isinstance(item, Note):
         return f"<p class=\"missing\">{esc(item.text)}</p>"
@@ -75,6 +104,7 @@ def _section(section: Section | None) -> str:
 
 
 def _checks_table(tests, first: str = "check") -> str:
+    tests = [t for t in tests if t.outcome != Outcome.ADJUSTED]  # shown on their own, with the grader's comment
     shown = [t for t in tests if t.visibility != "hidden"]  # Gradescope's meaning: never shown to the student
     hidden = len(tests) - len(shown)
     note = (f"\n<p class=\"muted\">{hidden} more check{'s are' if hidden != 1 else ' is'} hidden by your "
