@@ -339,8 +339,8 @@ def _students(stats: list[ColumnStats], class_results) -> str:
 RUN_LABELS = {"isolation": "isolation", "versions": "versions", "course_seed": "course seed",
               "assignment": "assignment", "duration_s": "duration", "submissions": "submissions",
               "jobs": "parallel jobs", "skipped": "skipped",
-              "weak_sandbox_accepted": "weaker sandbox accepted, missing", "grader_errors": "grader errors"}
               "weak_sandbox_accepted": "weaker sandbox accepted, missing", "regraded": "graded because",
+              "grader_errors": "grader errors",
               "missing": "on the roster, no submission", "not_on_roster": "graded, not on the roster"}
 
 
