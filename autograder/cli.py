@@ -59,30 +59,11 @@ def _check_target(args, path: Path):
     return check.for_release(folder)
 
 
-def _check_paths(target, path: Path) -> tuple[Path | None, Path | None]:
-    """(code to check, answers to check) for a file or a folder."""
-    answers_names = (layout.ANSWERS_FILE, "answers.yml")
-    if path.is_dir():
-        code = next((path / n for n in (target.code_file, target.notebook_file) if (path / n).is_file()), None)
-        answers = path / layout.ANSWERS_FILE if target.quiz is not None and (path / layout.ANSWERS_FILE).is_file() else None
-        if code is None and answers is None:
-            raise QkvError(f"{path}: holds no {target.code_file}, {target.notebook_file} or {layout.ANSWERS_FILE}")
-        return code, answers
-    if path.suffix in (".yaml", ".yml") or path.name in answers_names:
-        if target.quiz is None:
-            raise QkvError(f"{path.name}: this assignment has no quiz")
-        return None, path
-    if path.suffix in (".py", ".ipynb"):
-        return path, None
-    raise QkvError(f"{path.name}: qkv check takes {target.code_file}, {target.notebook_file}, "
-                   f"{layout.ANSWERS_FILE} or a folder holding them")
-
-
 def cmd_check(args) -> int:
     from autograder.public import run as check
     path = Path(args.path or ".")
     target = _check_target(args, path)
-    code, answers = _check_paths(target, path)
+    code, answers = check.paths_to_check(target, path)
     ok = True
     if code is not None:
         from autograder.sandbox.host import layers, missing_text

@@ -95,6 +95,25 @@ class _Calls:
         self.session.close()
 
 
+def paths_to_check(target: Target, path: Path) -> tuple[Path | None, Path | None]:
+    """(code to check, answers to check) for a file or a folder."""
+    answers_names = (layout.ANSWERS_FILE, "answers.yml")
+    if path.is_dir():
+        code = next((path / n for n in (target.code_file, target.notebook_file) if (path / n).is_file()), None)
+        answers = path / layout.ANSWERS_FILE if target.quiz is not None and (path / layout.ANSWERS_FILE).is_file() else None
+        if code is None and answers is None:
+            raise QkvError(f"{path}: holds no {target.code_file}, {target.notebook_file} or {layout.ANSWERS_FILE}")
+        return code, answers
+    if path.suffix in (".yaml", ".yml") or path.name in answers_names:
+        if target.quiz is None:
+            raise QkvError(f"{path.name}: this assignment has no quiz")
+        return None, path
+    if path.suffix in (".py", ".ipynb"):
+        return path, None
+    raise QkvError(f"{path.name}: qkv check takes {target.code_file}, {target.notebook_file}, "
+                   f"{layout.ANSWERS_FILE} or a folder holding them")
+
+
 def check_code(target: Target, path: Path) -> list[Line]:
     """Run the public checks on one student file (or notebook) and return a line per function."""
     files = submission.code_files(path, entry=target.code_file, functions=target.functions, limits=target.limits)
