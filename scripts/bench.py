@@ -1,19 +1,21 @@
-"""Grading throughput with the full sandbox, against one cold `python -c "import numpy"`.
+"""Grading cost with the full sandbox, against one cold `python -c "import numpy"` timed in the same run.
 
-Builds N synthetic submissions (honest variants and catalogued mistakes, no endless loops so the
-figure measures grading, not timeouts), grades them with all cores, and prints submissions per
-second and the ratio (grading wall time per submission) / (one cold numpy start), both measured
-in this run: the cold start is timed before and after the grading, and the ratio uses the faster
-of the two (the conservative choice on a noisy machine). The grading is the whole `qkv grade` run:
-start-up, sandbox, hidden suites, quiz, gradebook and the HTML pages. Peak memory of the grading
-processes is reported for each class size.
+For each class size N (synthetic submissions: honest variants and catalogued mistakes, no endless
+loops, so the figure measures grading, not timeouts), runs `qkv grade` end to end in a fresh
+interpreter, as a grader does (start-up, sandbox, hidden suites, quiz, gradebook, feedback pages
+and report), and prints the time per submission and its ratio to the cold numpy start, with the
+peak memory of the grading command's own process and of its largest grading process. The cold
+start is timed before and after; the ratio uses the faster (the conservative choice on a noisy
+machine). Then the same four notebooks go through nbgrader's `autograde` and through `qkv grade`.
 
-    python scripts/bench.py [--sizes 100 1000] [--jobs N]
+    python scripts/bench.py [--sizes 1 240 2000] [--jobs N] [--no-nbgrader]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -21,11 +23,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.content import loader
-from autograder.grading import synthetic
-from autograder.course.config import load_course
-
 ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+NOTEBOOK_KINDS = {"alice": "honest_reference", "bob": "mistake_softmax_no_max", "carol": "mistake_attend_returns_ao",
+                  "dave": "stub"}
+# `qkv grade` in a fresh interpreter, reporting its own peak memory and its children's as it exits.
+GRADE = ("import atexit, json, resource, sys\n"
+         "def _peak():\n"
+         "    own, kids = (resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))\n"
+         "    sys.stderr.write('\\nQKV-BENCH ' + json.dumps({'parent_mib': own / 1024, 'children_mib': kids / 1024}) + '\\n')\n"
+         "atexit.register(_peak)\n"
+         "from autograder.cli import main\n"
+         "sys.exit(main(sys.argv[1:]))\n")
 
 
 def cold_numpy_seconds(repeats: int = 7) -> float:
@@ -37,42 +46,84 @@ def cold_numpy_seconds(repeats: int = 7) -> float:
     return statistics.median(times)
 
 
+def qkv_grade(subs: Path, out: Path, jobs: int | None) -> dict:
+    """Wall time of one `qkv grade` run from its start, and its peak memory."""
+    cmd = [sys.executable, "-c", GRADE, "grade", str(subs), "--assignment", "attention", "--out", str(out),
+           "--quiet", "--course", str(ROOT / "course.yaml"), *(["--jobs", str(jobs)] if jobs else [])]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)})
+    seconds = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"qkv grade failed:\n{proc.stderr[-3000:]}")
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("QKV-BENCH "))
+    return {"seconds": seconds, **json.loads(line.removeprefix("QKV-BENCH "))}
+
+
+def nbgrader_side_by_side(course, assignment, content, tmp: Path, jobs: int | None) -> tuple[float, float]:
+    """(seconds for nbgrader autograde, seconds for qkv grade) on the same four notebooks."""
+    from autograder.grading import synthetic  # noqa: PLC0415
+    from autograder.integrations import nbgrader_export  # noqa: PLC0415
+
+    course_dir, qkv_subs = tmp / "nbgrader-course", tmp / "nbgrader-qkv-subs"
+    nbgrader_export.export(course, assignment, out=course_dir)
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "OPENBLAS_NUM_THREADS": "1"}
+    nbgrader = lambda *args: subprocess.run([str(BIN / "nbgrader"), *args], cwd=course_dir, env=env,  # noqa: E731
+                                            capture_output=True, text=True, check=True)
+    nbgrader("generate_assignment", "attention")
+    released = (course_dir / "release" / "attention" / "attention.ipynb").read_text()
+    sources = synthetic.class_sources(content)
+    answers = synthetic.answers_for(course, assignment, content)
+    for student, kind in NOTEBOOK_KINDS.items():
+        text = synthetic.notebook_submission(released, sources[kind], answers(student, kind))
+        for folder in (course_dir / "submitted" / student / "attention", qkv_subs / student):
+            folder.mkdir(parents=True)
+            (folder / "attention.ipynb").write_text(text)
+    t = time.perf_counter()
+    nbgrader("autograde", "attention")
+    nb_seconds = time.perf_counter() - t
+    return nb_seconds, qkv_grade(qkv_subs, tmp / "nbgrader-qkv-out", jobs)["seconds"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 240, 2000])
     parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--no-nbgrader", action="store_true", help="skip the side-by-side with nbgrader")
     args = parser.parse_args()
+    from autograder.content import loader  # noqa: PLC0415
+    from autograder.course.config import load_course  # noqa: PLC0415
+    from autograder.grading import synthetic  # noqa: PLC0415
+
     course = load_course(ROOT / "course.yaml")
-    a = course.assignment("attention")
-    content = loader.load(course, a)
+    assignment = course.assignment("attention")
+    content = loader.load(course, assignment)
     kinds = [k for k in synthetic.class_sources(content) if not k.startswith("broken_endless")]
     before = cold_numpy_seconds()
-    rows = []
-    for n in args.sizes:
-        with tempfile.TemporaryDirectory(prefix="qkv-bench-") as tmp:
-            subs, out = Path(tmp) / "subs", Path(tmp) / "out"
+    rows, side = [], None
+    with tempfile.TemporaryDirectory(prefix="qkv-bench-") as tmp:
+        for n in args.sizes:
+            subs, out = Path(tmp) / f"subs{n}", Path(tmp) / f"out{n}"
             synthetic.write_class(content, subs, n, kinds=kinds)
-            # Measured in a child so each size's peak memory is its own.
-            code = (f"import time, resource, json; from autograder.grading.batch import grade; "
-                    f"from autograder.course.config import load_course; c = load_course({str(ROOT / 'course.yaml')!r}); "
-                    f"t = time.perf_counter(); s = grade(c, {str(subs)!r}, assignment='attention', out={str(out)!r}, "
-                    f"jobs={args.jobs!r}, progress=False); dt = time.perf_counter() - t; "
-                    f"print(json.dumps({{'seconds': dt, 'graded': s.graded, 'isolation': s.isolation, "
-                    f"'parent_mib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "
-                    f"'children_mib': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}}))")
-            res = json.loads(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                                            text=True).stdout.strip().splitlines()[-1])
-            rows.append((n, res))
+            rows.append((n, qkv_grade(subs, out, args.jobs)))
+            shutil.rmtree(subs)
+            shutil.rmtree(out)
+        if not args.no_nbgrader:
+            side = nbgrader_side_by_side(course, assignment, content, Path(tmp), args.jobs)
     after = cold_numpy_seconds()
     numpy_s = min(before, after)
-    print(f"cold `python -c 'import numpy'`: {before * 1000:.1f} ms before, {after * 1000:.1f} ms after "
-          f"(medians of 7); the ratio uses {numpy_s * 1000:.1f} ms")
+    print(f"{os.cpu_count()} cores; cold `python -c 'import numpy'`: {before * 1000:.1f} ms before, "
+          f"{after * 1000:.1f} ms after (medians of 7); ratios use {numpy_s * 1000:.1f} ms")
+    print("`qkv grade` end to end (start-up, sandbox, suites, quiz, gradebook, feedback pages, report):")
     for n, res in rows:
-        per = res["seconds"] / res["graded"]
-        print(f"N={n:5d}: {res['seconds']:.2f} s, {res['graded'] / res['seconds']:.1f} submissions/s, "
-              f"{per * 1000:.1f} ms per submission, ratio to cold numpy start {per / numpy_s:.3f}, "
-              f"peak RSS parent {res['parent_mib']:.0f} MiB, largest grading process {res['children_mib']:.0f} MiB")
-    print(f"isolation: {rows[-1][1]['isolation']}")
+        per = res["seconds"] / n
+        print(f"N={n:5d}: {res['seconds']:6.2f} s, {per * 1000:7.1f} ms per submission, "
+              f"{per / numpy_s:6.3f} cold numpy starts per submission; peak RSS: `qkv grade` "
+              f"{res['parent_mib']:.0f} MiB, largest grading process {res['children_mib']:.0f} MiB")
+    if side:
+        nb, qkv = side
+        print(f"the same 4 notebooks: nbgrader autograde {nb:.2f} s ({nb / numpy_s:.1f} cold starts), "
+              f"qkv grade {qkv:.2f} s ({qkv / numpy_s:.1f} cold starts)")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,11 @@ workers. Then measures the scheduler's round trip for an empty task, the cluster
 empty tasks, the fixed cost of a Dask run, and the client's own cost per result (rebuild from JSON,
 write atomically).
 
-    python scripts/bench_dask.py [--size 400] [--workers 1 2]
+Last, it projects a class of 10,000 on 2 and 16 workers (one core each) from what it measured: the
+fixed cost of a run, the rate of one worker, the scheduler's cost per task and the client's cost
+per result (the client writes every result itself, so it bounds the rate however many workers).
+
+    python scripts/bench_dask.py [--size 400] [--workers 1 2] [--project 10000]
 """
 from __future__ import annotations
 
@@ -75,6 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=400)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--project", type=int, default=10_000, help="class size to project")
     args = parser.parse_args()
     course = load_course(ROOT / "course.yaml")
     content = loader.load(course, course.assignment("attention"))
@@ -86,11 +91,13 @@ def main() -> None:
         for n in args.workers:
             dt = timed_grade(course, subs, Path(tmp) / f"local{n}", n)
             print(f"local executor, {n} process(es): {dt:6.2f} s, {args.size / dt:6.1f} submissions/s")
+        rates = {}
         for n in args.workers:
             with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
                 dt = timed_grade(course, subs, Path(tmp) / f"dask{n}", n, DaskExecutor(cluster.scheduler_address))
                 print(f"dask executor, {n} worker(s):    {dt:6.2f} s, {args.size / dt:6.1f} submissions/s "
                       f"({args.size / dt / n:.1f} per worker)")
+                rates[n] = args.size / dt / n
                 if n == args.workers[0]:
                     trip, many = scheduler_costs(cluster.scheduler_address)
                 if n == args.workers[-1]:  # connect, start a sandbox on every worker, grade one, tear down
@@ -104,8 +111,17 @@ def main() -> None:
               f"with 2000 in flight")
         print(f"a run's fixed cost on {args.workers[-1]} workers: {fixed:.2f} s (connect, a sandbox per worker, "
               "one submission, tear down)")
-        print(f"client: {client_cost_per_result(Path(tmp) / f'dask{args.workers[0]}'):.2f} ms per result "
-              "(rebuild from JSON and write atomically)")
+        client_ms = client_cost_per_result(Path(tmp) / f'dask{args.workers[0]}')
+        print(f"client: {client_ms:.2f} ms per result (rebuild from JSON and write atomically)")
+        # One worker's rate, measured where it had a core to itself (the first configuration).
+        per_worker = rates[args.workers[0]]
+        chunks = -(-args.project // CHUNK)
+        for workers in (2, 16):
+            rate = min(workers * per_worker, 1000 / client_ms)
+            seconds = fixed + args.project / rate + chunks * many / 1000
+            print(f"projected: {args.project} students on {workers} workers: {seconds:6.1f} s "
+                  f"({args.project / seconds:.0f} submissions/s; {'the client' if rate < workers * per_worker else 'the workers'} "
+                  "set the pace)")
 
 
 if __name__ == "__main__":

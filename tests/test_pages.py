@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import base64
-import io
 import shutil
 from html.parser import HTMLParser
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
-from PIL import Image
 
 from autograder.reports import feedback
 from course_content import fixture
@@ -68,7 +67,7 @@ def test_same_results_give_byte_identical_pages(graded, tmp_path_factory, course
     again = tmp_path_factory.mktemp("again")
     shutil.copytree(out / "results", again / "results")
     shutil.copy(out / "run.json", again / "run.json")
-    heatmap._matrix_png.cache_clear()  # draw every image afresh
+    heatmap._matrix_svg.cache_clear()  # draw every image afresh
     report.write_pages(course, assignment, again, students)
     for page in ["report.html", *(f"feedback/{s}.html" for s in students)]:
         assert (again / page).read_bytes() == (out / page).read_bytes(), page
@@ -80,17 +79,18 @@ def test_pages_are_self_contained_without_scripts_or_outside_urls(graded):
         tags = Tags(path.read_text(encoding="utf-8"))
         names = {t for t, _ in tags.tags}
         assert not names & {"script", "link", "iframe", "object", "embed"}, path.name
-        assert all(src.startswith("data:image/png;base64,") for src in tags.attr("img", "src")), path.name
+        assert all(src.startswith("data:image/svg+xml;base64,") for src in tags.attr("img", "src")), path.name
         assert not [h for h in tags.attr("a", "href") if "://" in h or h.startswith("//")], path.name
 
 
-def test_every_embedded_image_is_a_png_that_decodes(graded):
+def test_every_embedded_image_is_an_svg_that_parses_without_scripts_or_links(graded):
     out, _ = graded
     for path in [out / "report.html", *(out / "feedback").iterdir()]:
         for src in Tags(path.read_text(encoding="utf-8")).attr("img", "src"):
-            image = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1])))
-            image.load()
-            assert image.format == "PNG" and image.width > 100 and image.height > 100
+            svg = ElementTree.fromstring(base64.b64decode(src.split(",", 1)[1]))
+            assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+            assert int(svg.get("width")) > 100 and int(svg.get("height")) > 100
+            assert not [e for e in svg.iter() if e.tag.split("}")[-1] in ("script", "a", "image", "foreignObject")]
 
 
 def test_untrusted_ids_messages_and_output_are_escaped(graded):
@@ -121,13 +121,14 @@ def test_feedback_says_why_there_is_no_heatmap(graded):
 def test_student_and_reference_heatmaps_are_different_images(ref):
     fx = fixture.build(ref)
     wrong = CATALOGUE.by_id("softmax_axis0").function(ref, CATALOGUE.functions)(fx.S)
-    assert heatmap.matrix_png(wrong, fx.tokens, fx.tokens, title="Yours") != \
-        heatmap.matrix_png(fx.A, fx.tokens, fx.tokens, title="Yours")
+    assert heatmap.matrix_svg(wrong, fx.tokens, fx.tokens, title="Yours") != \
+        heatmap.matrix_svg(fx.A, fx.tokens, fx.tokens, title="Yours")
 
 
 def test_heatmap_draws_nan_and_inf_cells_without_failing(ref):
-    png = heatmap.matrix_png([[np.nan, 1, 0], [0.2, 0.3, 0.5], [np.inf, 0, 0]], "abc", "abc", title="x")
-    assert Image.open(io.BytesIO(png)).format == "PNG"
+    svg = heatmap.matrix_svg([[np.nan, 1, 0], [0.2, 0.3, 0.5], [np.inf, 0, 0]], "abc", "abc", title="x")
+    text = "".join(ElementTree.fromstring(svg).itertext())
+    assert "nan" in text and "inf" in text and "1.00" in text
 
 
 def test_axis0_softmax_is_named_with_its_catalogue_message_in_feedback(graded):

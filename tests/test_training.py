@@ -109,7 +109,7 @@ def test_a_wrong_gradient_nobody_catalogued_loses_its_part_only(held_out_results
 def test_feedback_page_draws_the_students_training(held_out_results):
     _, out = held_out_results
     page = (out / "feedback" / "wrong_score_backward.html").read_text()
-    assert "How “plus” learned" in page and page.count("data:image/png") >= 4
+    assert "How “plus” learned" in page and page.count("data:image/svg+xml") >= 4
 
 
 def test_train_is_judged_by_outcome_so_a_different_but_sound_loop_passes(tmp_path, course, content):

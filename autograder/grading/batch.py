@@ -264,6 +264,6 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     handins.select(a, out, [sub for sub, _ in planned], course.resubmissions)
     summary.seconds = time.monotonic() - started
     atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
-    from autograder.reports import outputs  # noqa: PLC0415 - pages need matplotlib: load it only now
+    from autograder.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
     summary.briefs = outputs.write(course, a, out, summary.students, pages=pages, roster=roster)
     return summary

@@ -3,10 +3,11 @@
 pytest collects the suite files (one file per part, `part` and `weight` markers on the tests);
 the plugin then takes over the run loop: for each student in turn it calls every collected test
 with the values it asks for (`expect`, `rng`, `fx`, `ref`, `n_cases`), all bound to that student,
-and reports one pytest result per student and test. The student's code runs in one confined worker
-(a fresh one for the remaining parts after a crash or a timeout). Points come from course.yaml: a
-part's points are shared among its tests by weight; a test scores all its share or nothing, so a
-part earns partial credit by the checks it passes.
+and reports one pytest result per student and test. A grading run collects the suites once per
+process and then grades each student in two passes (see calls.py): a planning pass that learns
+every call the tests will make, run in the student's worker in one exchange, and the judging pass.
+Points come from course.yaml: a part's points are shared among its tests by weight; a test scores
+all its share or nothing, so a part earns partial credit by the checks it passes.
 """
 from __future__ import annotations
 
@@ -14,16 +15,15 @@ import dataclasses
 import sys
 from dataclasses import dataclass, field
 
-import pytest
-from _pytest.reports import TestReport
 
 from autograder.grading import seeds
+from autograder.grading.calls import PlanningExpect, ReferenceMemo, StudentCalls, planning_call
 from autograder.grading.expect import CheckFailed, Expect, StudentProblem
 from autograder.course import layout
 from autograder.errors import QkvError
 from autograder.grading.outcomes import Outcome
 from autograder.grading.results import StudentResult, TestResult
-from autograder.sandbox.host import CallResult, Sandbox
+from autograder.sandbox.host import Sandbox
 from autograder.grading.submissions import Submission, with_files
 
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
@@ -41,6 +41,7 @@ class GradingContext:
     content: object  # autograder.content.loader.Content: the reference, the catalogue, the example
     sandbox: Sandbox
     extra_tests: object = None  # extra_tests(submission) -> list[TestResult], e.g. the quiz
+    tests: list | None = None  # the collected suite tests (SuiteTest), once collected in this process
 
 
 @dataclass(frozen=True)
@@ -58,21 +59,9 @@ class _StudentRun:
     """One student's grading in progress."""
 
     sub: Submission
-    files: dict | None = None
-    session: object = None
-    load_failure: tuple[str, str] | None = None  # (outcome, message)
-    dead_parts: dict = field(default_factory=dict)  # part -> (outcome, message)
-    output: list = field(default_factory=list)
+    calls: StudentCalls | None = None
     recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
     shared: dict = field(default_factory=dict)  # calls several checks share (Expect.call_shared)
-
-    def close_session(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            text = self.session.output.text()
-            if text:
-                self.output.append(text)
-            self.session = None
 
 
 def readable(item) -> str:
@@ -117,19 +106,58 @@ class SuitePlugin:
     def pytest_runtestloop(self, session):
         if session.config.option.collectonly:
             return None
+        grader = SuiteRun(self.ctx, self.tests, self.errors, report=_logreport)
         for sub in self.submissions:
-            # Read once, before any test: the code and the quiz answers (a file that changes
-            # while it is graded cannot make two tests see two different submissions).
-            sub = with_files(self.ctx.course, self.ctx.assignment, sub)
-            run = _StudentRun(sub, files=sub.files)
-            results = [self._run_test(run, test) for test in self.tests]
-            self._finish(run, results)
+            self.on_result(grader.grade(sub))
         return True
 
-    def _values(self, run: _StudentRun, test: SuiteTest) -> dict:
+
+def _logreport(test: SuiteTest, student: str, result: TestResult) -> None:
+    from _pytest.reports import TestReport  # noqa: PLC0415 - pytest is loaded only where it runs
+    test.item.ihook.pytest_runtest_logreport(report=TestReport(
+        f"{test.item.nodeid}[{student}]", test.item.location, {},
+        "passed" if result.outcome == Outcome.PASSED else "failed",
+        None if result.outcome == Outcome.PASSED else f"{result.outcome}: {result.output}", "call",
+        user_properties=[("score", result.score), ("max_score", result.max_score)]))
+
+
+class SuiteRun:
+    """Grades one student after another with the collected suite tests."""
+
+    def __init__(self, ctx: GradingContext, tests: list[SuiteTest], errors: list[str], *, report=None):
+        self.ctx = ctx
+        self.tests = tests
+        self.errors = errors  # grader errors met: bugs in the suites, not the students' doing
+        self.report = report  # report(test, student, result), e.g. to pytest
+        self.memo = ReferenceMemo(ctx.content.reference, ctx.content.functions)
+
+    def grade(self, sub: Submission) -> StudentResult:
+        # Read once, before any test: the code and the quiz answers (a file that changes while it
+        # is graded cannot make two tests see two different submissions).
+        sub = with_files(self.ctx.course, self.ctx.assignment, sub)
+        run = _StudentRun(sub)
+        run.calls = StudentCalls(lambda: self._open(run), self._plan(run))
+        results = [self._run_test(run, test) for test in self.tests]
+        return self._finish(run, results)
+
+    def _plan(self, run: _StudentRun) -> list:
+        """Every call the tests make of a student who answers as the reference does."""
+        planned: list = []
+        if run.sub.problem or run.sub.files is None:
+            return planned
+        shared: dict = {}
+        for test in self.tests:
+            expect = self._expect(planning_call(self.memo, planned, test.part), {}, shared, PlanningExpect)
+            try:
+                test.item.obj(**self._values(run, test, expect))
+            except Exception:  # noqa: BLE001 - planning stops here; the judging pass tells what it was
+                pass
+        return planned
+
+    def _values(self, run: _StudentRun, test: SuiteTest, expect: Expect) -> dict:
         course = self.ctx.course
         provide = {
-            "expect": lambda: self._expect(run, test.part),
+            "expect": lambda: expect,
             "rng": lambda: seeds.rng_for(course.seed, self.ctx.assignment.id, run.sub.student, test.item.originalname),
             "fx": lambda: self.ctx.content.example,
             "ref": lambda: self.ctx.content.reference,
@@ -140,18 +168,17 @@ class SuitePlugin:
         return {name: params[name] if name in params else provide[name]()
                 for name in test.item._fixtureinfo.argnames}
 
-    def _expect(self, run: _StudentRun, part: str) -> Expect:
+    def _expect(self, call, recorded: dict, shared: dict, kind=Expect) -> Expect:
         course = self.ctx.course
-        return Expect(lambda fn, args: self._call(run, part, fn, args), self.ctx.content,
-                      rtol=course.tolerance.rtol, atol=course.tolerance.atol,
-                      show_inputs=course.feedback.show_case_inputs, recorded=run.recorded,
-                      shared=run.shared)
+        return kind(call, self.ctx.content, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
+                      show_inputs=course.feedback.show_case_inputs, recorded=recorded, shared=shared)
 
     def _run_test(self, run: _StudentRun, test: SuiteTest) -> TestResult:
         visibility = self.ctx.course.feedback.visibility
         base = {"name": test.name, "part": test.part, "max_score": test.max_score, "visibility": visibility}
+        expect = self._expect(lambda fn, args: run.calls.call(test.part, fn, args), run.recorded, run.shared)
         try:
-            test.item.obj(**self._values(run, test))
+            test.item.obj(**self._values(run, test, expect))
             result = TestResult(score=test.max_score, outcome=Outcome.PASSED, **base)
         except CheckFailed as e:
             result = TestResult(score=0.0, outcome=Outcome.FAILED, output=e.message, mistake=e.mistake, **base)
@@ -161,41 +188,25 @@ class SuitePlugin:
             self.errors.append(f"{test.item.nodeid} for {run.sub.student}: {type(e).__name__}: {e}")
             result = TestResult(score=0.0, outcome=Outcome.GRADER_ERROR, output=(
                 f"the grader failed on this check ({type(e).__name__}); tell your instructor"), **base)
-        test.item.ihook.pytest_runtest_logreport(report=TestReport(
-            f"{test.item.nodeid}[{run.sub.student}]", test.item.location, {},
-            "passed" if result.outcome == Outcome.PASSED else "failed",
-            None if result.outcome == Outcome.PASSED else f"{result.outcome}: {result.output}", "call",
-            user_properties=[("score", result.score), ("max_score", result.max_score)]))
+        if self.report is not None:
+            self.report(test, run.sub.student, result)
         return result
 
-    # -- calling the student ---------------------------------------------------------------------
+    # -- the student's worker --------------------------------------------------------------------
 
-    def _open(self, run: _StudentRun) -> None:
-        if run.files is None:  # only a submission with a problem (with_files recorded it) has none
-            run.load_failure = (Outcome.UNGRADABLE, run.sub.problem or "no code to grade")
-            return
-        run.session = self.ctx.sandbox.open(run.files, entry=layout.code_file(self.ctx.assignment))
-        load = run.session.load
+    def _open(self, run: _StudentRun):
+        """(session, None), or (None, (outcome, message)) when the submission cannot be loaded."""
+        if run.sub.problem or run.sub.files is None:  # with_files recorded the problem
+            return None, (Outcome.UNGRADABLE, run.sub.problem or "no code to grade")
+        session = self.ctx.sandbox.open(run.sub.files, entry=layout.code_file(self.ctx.assignment))
+        load = session.load
         if not load.ok:
-            run.load_failure = (Outcome.of_load(load.reason), load.message)
-            run.close_session()
-
-    def _call(self, run: _StudentRun, part: str, function: str, args) -> CallResult:
-        if run.sub.problem:
-            run.load_failure = (Outcome.UNGRADABLE, run.sub.problem)
-        if part in run.dead_parts:
-            outcome, message = run.dead_parts[part]
-            return CallResult(outcome, message=f"not run: {message} on an earlier check of this part")
-        if run.load_failure is None and (run.session is None or run.session.status is not None):
-            run.close_session()
-            self._open(run)
-        if run.load_failure:
-            raise StudentProblem(*run.load_failure)
-        result = run.session.call(function, args)
-        if result.kind in ("timeout", "exited", "invalid"):
-            run.dead_parts[part] = (result.kind, result.message)
-            run.close_session()
-        return result
+            session.close()
+            text = session.output.text()
+            if text:
+                run.calls.output.append(text)
+            return None, (Outcome.of_load(load.reason), load.message)
+        return session, None
 
     def _chain_hints(self, tests: list[TestResult]) -> list[TestResult]:
         """A failing chain function whose mistake is unnamed is told which of its callees fail on their own."""
@@ -207,18 +218,34 @@ class SuitePlugin:
                 if hints.get(function_of[t.part]) and t.outcome == Outcome.FAILED and not t.mistake
                 else t for t in tests]
 
-    def _finish(self, run: _StudentRun, tests: list[TestResult]) -> None:
-        run.close_session()
+    def _finish(self, run: _StudentRun, tests: list[TestResult]) -> StudentResult:
+        run.calls.close_session()
         tests = self._chain_hints(tests)
         columns = [p.id for p in self.ctx.assignment.parts]
         if self.ctx.extra_tests is not None:
             extra = self.ctx.extra_tests(run.sub)
             tests = tests + list(extra)
             columns += sorted({t.part for t in extra} - set(columns))
-        status = f"ungradable: {run.load_failure[1]}" if run.load_failure else "graded"
-        self.on_result(StudentResult(run.sub.student, tuple(tests), tuple(columns), status,
-                                     "\n".join(run.output)[: self.ctx.course.limits.max_output_kb * 1024],
-                                     recorded=run.recorded, extra=dict(run.sub.record)))
+        failure = run.calls.load_failure
+        status = f"ungradable: {failure[1]}" if failure else "graded"
+        return StudentResult(run.sub.student, tuple(tests), tuple(columns), status,
+                             "\n".join(run.calls.output)[: self.ctx.course.limits.max_output_kb * 1024],
+                             recorded=run.recorded, extra=dict(run.sub.record))
+
+
+def collect(ctx: GradingContext) -> list[SuiteTest]:
+    """The suite tests of the assignment, collected by pytest once per grading process."""
+    if ctx.tests is None:
+        import pytest  # noqa: PLC0415 - its imports cost more than grading a student: only collecting needs them
+        plugin = SuitePlugin(ctx, [], None)
+        content = ctx.content
+        code = pytest.main([*PYTEST_ARGS, "-p", "no:terminal", "--collect-only", "--rootdir", str(content.suites_dir),
+                            *content.suite_files()], plugins=[plugin])
+        _forget_modules_under(content.suites_dir)
+        if code != 0 or not plugin.tests:
+            raise RuntimeError(f"the hidden suites did not run (pytest exit code {int(code)})")
+        ctx.tests = plugin.tests
+    return ctx.tests
 
 
 def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) -> list[str]:
@@ -228,14 +255,11 @@ def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) ->
     """
     if not submissions:
         return []
-    plugin = SuitePlugin(ctx, submissions, on_result)
-    content = ctx.content
-    code = pytest.main([*PYTEST_ARGS, "-p", "no:terminal", "--rootdir", str(content.suites_dir), *content.suite_files()],
-                       plugins=[plugin])
-    _forget_modules_under(content.suites_dir)
-    if code not in (0, 1) or not plugin.tests:
-        raise RuntimeError(f"the hidden suites did not run (pytest exit code {int(code)})")
-    return plugin.errors
+    errors: list[str] = []
+    grader = SuiteRun(ctx, collect(ctx), errors)
+    for sub in submissions:
+        on_result(grader.grade(sub))
+    return errors
 
 
 def _forget_modules_under(folder) -> None:

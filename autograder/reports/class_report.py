@@ -256,12 +256,12 @@ def _link(student: str) -> str:
 
 def _scores(total: ColumnStats, class_results) -> str:
     shares = [100 * r.total / total.max if total.max else 0.0 for r in class_results]
-    png = heatmap.histogram_png(shares, title="Score distribution")
+    svg = heatmap.histogram_svg(shares, title="Score distribution")
     median = statistics.median(r.total for r in class_results) if class_results else 0.0
     return ("<h2>Scores</h2>\n"
             f"<p>Mean {_fixed(total.mean)} / {num(total.max)}, median {num(median)}; "
             f"{_pct(total.full_marks)} of students have full marks.</p>\n"
-            + img(heatmap.data_uri(png), "Histogram of total scores in tenths of the maximum"))
+            + img(heatmap.data_uri(svg), "Histogram of total scores in tenths of the maximum"))
 
 
 def _parts(stats: list[ColumnStats]) -> str:

@@ -85,13 +85,13 @@ def _figure(item) -> str:
     if isinstance(item, Note):
         return f"<p class=\"missing\">{esc(item.text)}</p>"
     if isinstance(item, Curve):
-        png = heatmap.curve_png(item.values, title=item.title, xlabel=item.xlabel, ylabel=item.ylabel, log=item.log,
+        svg = heatmap.curve_svg(item.values, title=item.title, xlabel=item.xlabel, ylabel=item.ylabel, log=item.log,
                                 every=item.every)
     else:
-        png = heatmap.matrix_png(item.values, item.rows, item.cols, title=item.title, outline=item.outline,
+        svg = heatmap.matrix_svg(item.values, item.rows, item.cols, title=item.title, outline=item.outline,
                                  row_sums=item.row_sums, xlabel=item.xlabel, ylabel=item.ylabel)
     caption = f"<figcaption>{esc(item.caption)}</figcaption>" if item.caption else ""
-    return f"<figure>{img(heatmap.data_uri(png), item.alt or item.title)}{caption}</figure>"
+    return f"<figure>{img(heatmap.data_uri(svg), item.alt or item.title)}{caption}</figure>"
 
 
 def _section(section: Section | None) -> str:

@@ -131,14 +131,21 @@ class Session:
     # -- talking to the child ------------------------------------------------------------------
 
     def _exchange(self, frame: bytes, timeout: float) -> tuple[dict, bytes]:
+        return next(self._frames(frame, timeout))
+
+    def _frames(self, frame: bytes, timeout: float):
+        """Send `frame`, then yield each reply frame (header, payload) as it comes in.
+
+        The deadline is `timeout` after the send, and again after each frame the child sends: a
+        child that stops making progress for that long is timed out however it floods its output.
+        """
         deadline = time.monotonic() + timeout
         pending = memoryview(frame)
-        buf = bytearray()
-        need = None  # bytes needed for the whole frame, once the header is known
-        header = None
+        frames = _Frames()
         while True:
-            if need is not None and len(buf) >= need:
-                return header, bytes(buf[need - header["payload"]:need])
+            while (got := frames.take()) is not None:
+                yield got
+                deadline = time.monotonic() + timeout
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _Timeout()
@@ -156,17 +163,7 @@ class Session:
                 chunk = os.read(self._rep, 1 << 20)
                 if not chunk:
                     raise _Exited()
-                buf += chunk
-                if len(buf) > wire.LENGTH.size + wire.MAX_HEADER + wire.MAX_PAYLOAD:
-                    raise wire.WireError("reply too large")
-                start = wire.LENGTH.size
-                if header is None and len(buf) >= start:
-                    (size,) = wire.LENGTH.unpack(buf[:start])
-                    if size > wire.MAX_HEADER:
-                        raise wire.WireError("header too large")
-                    if len(buf) >= start + size:
-                        header = wire.parse_header(bytes(buf[start:start + size]))
-                        need = start + size + header["payload"]
+                frames.buf += chunk
 
     def _drain_output(self) -> None:
         """Read what output is waiting, at most DRAIN_BYTES: never loop on a pipe kept full."""
@@ -212,29 +209,64 @@ class Session:
 
     def call(self, function: str, args, *, timeout: float | None = None) -> CallResult:
         """Call a student function on plain arrays; never raises for anything the child does."""
+        return self.call_many([(function, args)], timeout=timeout)[0]
+
+    def call_many(self, calls, *, timeout: float | None = None, stream: bool = True) -> list[CallResult]:
+        """Run [(function, args), ...] in order in one exchange; never raises for anything the child does.
+
+        With `stream`, the child answers each call as it returns, so `timeout` (the per-call limit
+        by default) bounds every call on its own. Without it, the child answers once at the end and
+        `timeout` bounds the whole batch; a batch that outlasts it comes back as [] (which call hung
+        is unknown: call again with `stream`). Returns one result per call in order, or fewer when
+        the worker stopped: the last one then says why (timeout, exited, invalid) and the session
+        is closed.
+        """
+        if not calls:
+            return []
         if self.pid is None or self.status is not None:
-            return CallResult("exited", message="the worker is no longer running")
+            return [CallResult("exited", message="the worker is no longer running")]
         timeout = self.sandbox.limits.call_timeout_s if timeout is None else timeout
         arrays: list = []
-        trees = [wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args]
-        frame = wire.pack({"op": wire.Op.CALL, "function": function, "args": trees}, arrays)
+        trees = [{"function": f, "args": [wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args]}
+                 for f, args in calls]
+        frame = wire.pack({"op": wire.Op.CALLS, "calls": trees, "stream": stream}, arrays)
+        done: list[CallResult] = []
         try:
-            header, payload = self._exchange(frame, timeout)
-            return self._result(function, args, header, payload)
+            for header, payload in self._frames(frame, timeout):
+                done += self._results(calls[len(done):], header, payload)
+                if len(done) == len(calls):
+                    return done
         except _Timeout:
             self.close()
-            return CallResult("timeout", message=f"{function}() did not return within {timeout:g} s (an endless loop?)")
+            if not stream:
+                return []
+            function = calls[len(done)][0]
+            failure = CallResult("timeout", message=f"{function}() did not return within {timeout:g} s (an endless loop?)")
         except _Exited:
             self.close()
-            return CallResult("exited", message=f"the process running {function}() ended ({self.exit_text()})")
+            failure = CallResult("exited", message=f"the process running {calls[len(done)][0]}() ended ({self.exit_text()})")
         except Exception as e:  # a malformed reply of any kind
             self.close()
-            return CallResult("invalid", message=f"the worker sent a malformed reply ({_why(e)})")
+            failure = CallResult("invalid", message=f"the worker sent a malformed reply ({_why(e)})")
+        return done + [failure]
 
-    def _result(self, function: str, args, header: dict, payload: bytes) -> CallResult:
+    def _results(self, calls, header: dict, payload: bytes) -> list[CallResult]:
+        """The results one reply frame holds: at least one, and no more than the calls still unanswered."""
+        items = header.get("results")
+        if header.get("op") != wire.Op.RESULTS or not isinstance(items, list) or not 0 < len(items) <= len(calls):
+            raise wire.WireError("unknown reply")
+        out, offset = [], 0
+        for (function, args), item in zip(calls, items):
+            if not isinstance(item, dict):
+                raise wire.WireError("a result is not an object")
+            result, offset = self._result(function, args, item, payload, offset)
+            out.append(result)
+        return out
+
+    def _result(self, function: str, args, header: dict, payload: bytes, offset: int) -> tuple[CallResult, int]:
         op = header.get("op")
         if op == wire.Op.RETURNED:
-            value, offset = wire.decode_value(header.get("value"), payload)
+            value, offset = wire.decode_value(header.get("value"), payload, offset)
             after, trees = [], header.get("inputs_after", [])
             if not isinstance(trees, list):
                 raise wire.WireError("inputs_after is not a list")
@@ -244,18 +276,18 @@ class Session:
             changed = tuple(not (isinstance(b, np.ndarray) and b.shape == np.shape(a)
                                  and b.tobytes() == np.asarray(a, dtype=np.float64).tobytes())  # bit for bit
                             for a, b in zip(args, after))
-            return CallResult("returned", value, changed)
+            return CallResult("returned", value, changed), offset
         if op == wire.Op.RAISED:
             text = f"raised {one_line(header.get('type'), 80)}: {one_line(header.get('message'), 300)}"
             where = one_line(header.get("where", ""), 400)
-            return CallResult("raised", message=text + (f" ({where})" if where else ""))
+            return CallResult("raised", message=text + (f" ({where})" if where else "")), offset
         if op == wire.Op.NOT_IMPLEMENTED:
-            return CallResult("not_implemented", message=f"{function}() is not implemented yet")
+            return CallResult("not_implemented", message=f"{function}() is not implemented yet"), offset
         if op == wire.Op.MISSING:
-            return CallResult("missing", message=f"{self.entry} defines no function {function}()")
+            return CallResult("missing", message=f"{self.entry} defines no function {function}()"), offset
         if op == wire.Op.MEMORY:
             return CallResult("memory", message=f"{function}() ran out of memory "
-                                                f"(limit {self.sandbox.limits.memory_mb} MiB)")
+                                                f"(limit {self.sandbox.limits.memory_mb} MiB)"), offset
         raise wire.WireError("unknown reply")
 
     # -- ending ----------------------------------------------------------------------------------
@@ -308,6 +340,37 @@ class Session:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class _Frames:
+    """Bytes read from the child, cut into whole frames; every size is checked before it is trusted."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.header = None  # the parsed header of the frame at the front, once it is whole
+        self.need = 0
+
+    def take(self):
+        """The first whole frame (header, payload), or None while it is incomplete."""
+        buf = self.buf
+        if self.header is None:
+            if len(buf) < wire.LENGTH.size:
+                return None
+            start = wire.LENGTH.size
+            (size,) = wire.LENGTH.unpack(buf[:start])
+            if size > wire.MAX_HEADER:
+                raise wire.WireError("header too large")
+            if len(buf) < start + size:
+                return None
+            self.header = wire.parse_header(bytes(buf[start:start + size]))
+            self.need = start + size + self.header["payload"]
+        if len(buf) < self.need:
+            return None
+        header = self.header
+        payload = bytes(buf[self.need - header["payload"]:self.need])
+        del buf[:self.need]
+        self.header = None
+        return header, payload
 
 
 def _why(e: BaseException) -> str:

@@ -26,13 +26,16 @@ LENGTH = struct.Struct(">I")  # a frame starts with its header's length: 4 bytes
 class Op:
     """The names of the messages, in one place.
 
-    Grader to child: CALL (then, on its own, a frame of any other op ends the child). Child to grader:
-    LOADED or UNGRADABLE once, after loading; then one reply per call: RETURNED, RAISED,
-    NOT_IMPLEMENTED, MISSING (no such function) or MEMORY. Grader to zygote, over the control
-    socket: START, SPAWN (a child for one submission), REAP (wait for it).
+    Grader to child: CALLS, a batch of calls run in order (then, on its own, a frame of any other op
+    ends the child). Child to grader: LOADED or UNGRADABLE once, after loading; then RESULTS frames,
+    each answering the next one or more calls of the batch in order (one frame per call when the
+    batch asks to `stream`), one reply per call: RETURNED, RAISED, NOT_IMPLEMENTED, MISSING (no such
+    function) or MEMORY. Grader to zygote, over the control socket: START, SPAWN (a child for one
+    submission), REAP (wait for it).
     """
 
-    CALL = "call"
+    CALLS = "calls"
+    RESULTS = "results"
     LOADED = "loaded"
     UNGRADABLE = "ungradable"
     RETURNED = "returned"

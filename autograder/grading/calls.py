@@ -1,0 +1,164 @@
+"""One student's calls into the sandbox: planned before they are judged, run in one exchange.
+
+Grading a student takes two passes over the suite tests. The planning pass runs every test with
+calls that answer as the reference would (a correct student), so each test draws its cases and
+asks for every call it would make; the child then runs all of them in one batch. The judging
+pass runs the tests again, for real: each call it makes is served from the batch when it is the
+planned one (same function, same inputs bit for bit), and made live otherwise. Results are what
+call-by-call grading gives: a call the judging pass never makes (planned after a check that
+failed) is never judged, and whatever it did to the child (a crash, an endless loop) costs
+nothing but a fresh child for the calls after it.
+"""
+from __future__ import annotations
+
+import copy
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograder.grading.expect import Expect, StudentProblem
+from autograder.sandbox.host import CallResult
+
+ENDING = ("timeout", "exited", "invalid")  # results after which a worker is gone
+MEMO_SIZE = 256
+
+
+@dataclass
+class Planned:
+    """A call the planning pass asked for, and (once the batch ran) what it came to."""
+
+    part: str
+    function: str
+    args: list  # plain float64 arrays, as Expect sends them
+    result: CallResult | None = None
+
+    def matches(self, function: str, args) -> bool:
+        return (function == self.function and len(args) == len(self.args)
+                and all(a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in zip(args, self.args)))
+
+
+class ReferenceMemo:
+    """The reference's functions, each result kept (a bounded number) for inputs equal bit for bit:
+    the planning pass of every student asks for the same values on the worked example (a whole
+    training run, say). Callers must not modify what they get."""
+
+    def __init__(self, module, functions):
+        self._module = module
+        self._functions = set(functions)
+        self._kept: OrderedDict = OrderedDict()
+
+    def __getattr__(self, name):
+        fn = getattr(self._module, name)
+        if name not in self._functions:
+            return fn
+        return lambda *args: self._value(name, fn, args)
+
+    def _value(self, name, fn, args):
+        arrays = [np.asarray(a, dtype=np.float64) for a in args]
+        key = (name, *((a.shape, a.tobytes()) for a in arrays))
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        value = fn(*[a.copy() for a in arrays])
+        self._kept[key] = value
+        if len(self._kept) > MEMO_SIZE:
+            self._kept.popitem(last=False)
+        return value
+
+
+class PlanningExpect(Expect):
+    """Expect for the planning pass: every call answers as the reference does, so `same` has
+    nothing to compare and returns the (reference's) value at once."""
+
+    def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
+        value, _ = self.call(function, *args)
+        return value
+
+
+def planning_call(memo: ReferenceMemo, plan: list[Planned], part: str):
+    """A call for the planning pass: it records the call and answers as the reference does."""
+    def call(function: str, args) -> CallResult:
+        plan.append(Planned(part, function, [np.array(a, dtype=np.float64) for a in args]))
+        try:
+            value = getattr(memo, function)(*args)
+        except Exception as e:  # noqa: BLE001 - the test stops planning here; judging will tell
+            return CallResult("raised", message=type(e).__name__)
+        return CallResult("returned", copy.deepcopy(value), (False,) * len(args))
+    return call
+
+
+class StudentCalls:
+    """One student's worker and calls, as the judging pass makes them.
+
+    A part whose call timed out, killed its worker or answered malformed is dead: its later calls
+    are not run. The other parts go on in a fresh worker.
+    """
+
+    def __init__(self, open_session, planned: list[Planned]):
+        self._open_session = open_session  # () -> (session or None, load failure or None)
+        self.planned = planned
+        self.cursor = 0  # planned calls before it were served or passed over
+        self.session = None
+        self.load_failure: tuple[str, str] | None = None
+        self.dead_parts: dict = {}  # part -> (outcome, message)
+        self.stream = False  # once a batch timed out, batches answer call by call
+        self.output: list[str] = []  # what each worker printed
+
+    def call(self, part: str, function: str, args) -> CallResult:
+        if part in self.dead_parts:
+            outcome, message = self.dead_parts[part]
+            return CallResult(outcome, message=f"not run: {message} on an earlier check of this part")
+        index = self._find(function, args)
+        result = None if index is None else self._served(index)
+        if result is None:  # not planned (a test that branched on a wrong value): ask now
+            if not self._ready():
+                raise StudentProblem(*self.load_failure)
+            result = self.session.call(function, args)
+        if result.kind in ENDING:
+            self.dead_parts[part] = (result.kind, result.message)
+            self.close_session()
+        return result
+
+    def _find(self, function: str, args) -> int | None:
+        for i in range(self.cursor, len(self.planned)):
+            if self.planned[i].matches(function, args):
+                self.cursor = i + 1
+                return i
+        return None
+
+    def _served(self, index: int) -> CallResult | None:
+        planned = self.planned[index]
+        if planned.result is None and self._ready():
+            self._run_batch(index)
+        result, planned.result = planned.result, None  # served once
+        return result
+
+    def _run_batch(self, start: int) -> None:
+        """Run the planned calls from `start` on (but those of dead parts) in one exchange."""
+        todo = [p for p in self.planned[start:] if p.part not in self.dead_parts]
+        results = self.session.call_many([(p.function, p.args) for p in todo], stream=self.stream)
+        if not results and not self.stream:  # the batch outlasted one call's limit: find the slow call
+            self.stream = True
+            self.close_session()
+            if self._ready():
+                results = self.session.call_many([(p.function, p.args) for p in todo], stream=True)
+        for planned, result in zip(todo, results):
+            planned.result = result
+        if results and results[-1].kind in ENDING:
+            self.close_session()
+
+    def _ready(self) -> bool:
+        """A live worker for the next call, unless the submission cannot be loaded."""
+        if self.load_failure is None and (self.session is None or self.session.status is not None):
+            self.close_session()
+            self.session, self.load_failure = self._open_session()
+        return self.load_failure is None
+
+    def close_session(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            text = self.session.output.text()
+            if text:
+                self.output.append(text)
+            self.session = None
