@@ -2,7 +2,8 @@
 
 A check passed, failed on its values or properties, or did not run to the end: the student's code
 raised, was not written yet, timed out, ran out of memory, ended its process, could not be loaded,
-or the grader itself failed; or, not a check at all, the grader adjusted the points by hand. The sandbox's own words for a call or a load map onto these here.
+or the grader itself failed; or, not a check at all, the grader adjusted the points by hand. The
+sandbox's own words for a call or a load map onto these here.
 """
 from __future__ import annotations
 
