@@ -48,30 +48,46 @@ def cmd_release(args) -> int:
     return 0
 
 
+def _check_target(args, path: Path):
+    """The public checks from the course when there is one here (or --course), else from the
+    released folder the path is in: a student's copy needs no course."""
+    from autograder.public import run as check
+    folder = layout.released_folder(path)
+    if args.course or Path(layout.COURSE_FILE).is_file() or folder is None:
+        course = _course(args)
+        return check.for_course(course, _assignment(course, args))
+    return check.for_release(folder)
+
+
 def cmd_check(args) -> int:
     from autograder.public import run as check
-    course = _course(args)
-    assignment = _assignment(course, args)
-    names = layout.submission_files(assignment)
-    path = Path(args.path or names[0])
-    if path.suffix in (".yaml", ".yml"):
-        return _check_answers(course, assignment, path)
-    if path.is_dir():
-        path = next((path / n for n in names if (path / n).exists()), path / names[0])
-    from autograder.sandbox.host import layers, missing_text
-    if layers().missing:  # a student's own code on their own machine: run with what there is, and say so
-        print(f"note: checks run in a reduced sandbox here (missing {missing_text(layers())})")
-    lines = check.check_file(course, assignment, path)
-    for line in lines:
-        print(line)
-    if [line.function for line in lines] == [layout.code_file(assignment)]:  # it did not even load
-        return 1
-    done = sum(line.status == "ok" for line in lines)
-    print(f"\n{done} of {len(lines)} functions pass the public checks.")
-    quiz_ok, quiz_lines = check.check_notebook_answers(course, assignment, path) if path.suffix == ".ipynb" else (True, [])
-    for line in quiz_lines:
-        print(line)
-    return 0 if done == len(lines) and quiz_ok else 1
+    path = Path(args.path or ".")
+    target = _check_target(args, path)
+    code, answers = check.paths_to_check(target, path)
+    ok = True
+    if code is not None:
+        from autograder.sandbox.host import layers, missing_text
+        if layers().missing:  # a student's own code on their own machine: run with what there is, and say so
+            print(f"note: checks run in a reduced sandbox here (missing {missing_text(layers())})")
+        lines = check.check_code(target, code)
+        for line in lines:
+            print(line)
+        if [line.function for line in lines] == [target.code_file]:  # it did not even load
+            return 1
+        done = sum(line.status == "ok" for line in lines)
+        print(f"\n{done} of {len(lines)} functions pass the public checks.")
+        ok = done == len(lines)
+        if code.suffix == ".ipynb" and answers is None:
+            quiz_ok, quiz_lines = check.check_notebook_answers(target, code)
+            ok = ok and quiz_ok
+            for line in quiz_lines:
+                print(line)
+    if answers is not None:
+        quiz_ok, quiz_lines = check.check_answers(target, answers)
+        ok = ok and quiz_ok
+        for line in quiz_lines:
+            print(line)
+    return 0 if ok else 1
 
 
 def _executor(args):
@@ -220,19 +236,6 @@ def cmd_nbgrader_grade(args) -> int:
     return 0
 
 
-def _check_answers(course, assignment, path: Path) -> int:
-    from autograder.quiz import grading as quiz
-    master = quiz.load_quiz(course, assignment)
-    problems = quiz.check_answers_file(path, master)
-    for line in problems:
-        print(line)
-    if problems:
-        return 1
-    sheet = quiz.read_answers(path, master)
-    print(f"{path.name}: well-formed, {sheet.answered} of {sheet.total} questions answered")
-    return 0
-
-
 def _quiz_variant(args):
     from autograder.content import loader
     from autograder.grading.submissions import is_valid_id
@@ -292,8 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", parents=[common], help="run the public checks on your work or answers.yaml")
     p.add_argument("path", nargs="?",
-                   help="your .py file, a notebook, a folder, or answers.yaml (checks the form of the quiz answers); "
-                        "default: the assignment's .py file here")
+                   help="your .py file, a notebook, answers.yaml (checks the form of the quiz answers), or a "
+                        "folder holding them; default: this folder. Works in a released folder with no course")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("grade", parents=[common], help="grade a folder of submissions")

@@ -17,6 +17,7 @@ from autograder.public import compare
 from autograder.notebook import build as notebook_build
 from autograder.public import cases as public_cases
 from autograder.public import checks as public_checks
+from autograder.quiz import form as quiz_form
 from autograder.quiz import master as quiz_master
 from autograder.quiz import render as quiz_render
 from autograder.content import loader
@@ -134,7 +135,8 @@ def add_public_checks(r: Release) -> None:
 def add_public_cases(r: Release) -> None:
     ref = r.content.reference_from(r.master, where=r.assignment.source)
     tol = r.course.tolerance
-    data = public_cases.build(r.content, ref, rtol=tol.rtol, atol=tol.atol, module=layout.module_name(r.assignment))
+    data = public_cases.build(r.content, ref, rtol=tol.rtol, atol=tol.atol, module=layout.module_name(r.assignment),
+                              packages=r.course.packages)
     r.files[layout.CASES_FILE] = json.dumps(data, indent=1) + "\n"
 
 
@@ -162,6 +164,7 @@ def add_quiz(r: Release) -> None:
     r.quiz = quiz_master.load_quiz(r.course, r.assignment)
     r.files[QUIZ_FILE] = quiz_render.render_markdown(r.quiz, r.assignment.quiz_points)
     r.files[ANSWERS_FILE] = quiz_render.template(r.quiz)
+    r.files[layout.QUIZ_FORM_FILE] = quiz_form.dumps(r.quiz)
     r.files["README.md"] += QUIZ_README.format(quiz=QUIZ_FILE, answers=ANSWERS_FILE)
 
 

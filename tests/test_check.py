@@ -57,3 +57,81 @@ def test_a_failing_attend_points_at_the_failing_function_it_calls(tmp_path, caps
     _, out, _ = run_check(capsys, course, path)
     attend = next(line for line in out.splitlines() if line.startswith("FAIL  attend:"))
     assert "attend() calls your own functions, and softmax() fails on its own: fix that first." in attend
+
+
+# -- a student's copy of the released folder, alone: no course.yaml anywhere ---------------------
+
+@pytest.fixture
+def alone(tmp_path, monkeypatch, course):
+    """A copy of exercises/attention/ somewhere else, as the current folder."""
+    import shutil
+    folder = tmp_path / "my-attention"
+    shutil.copytree(course.root / "exercises" / "attention", folder)
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def check_here(capsys, *argv):
+    code = main(["check", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_released_copy_alone_checks_a_correct_file_five_of_five(alone, capsys, reference_source):
+    (alone / "attention.py").write_text(reference_source)
+    code, out, err = check_here(capsys, "attention.py")
+    assert code == 0, out + err
+    assert "5 of 5 functions pass the public checks." in out
+
+
+def test_a_released_copy_alone_names_a_wrong_softmax_axis(alone, capsys, reference_source):
+    (alone / "attention.py").write_text(CATALOGUE.by_id("softmax_axis0").mutant_source(reference_source))
+    code, out, _ = check_here(capsys, "attention.py")
+    assert code == 1
+    assert f"FAIL  softmax: on the 'two plus three' scores: {CATALOGUE.by_id('softmax_axis0').message}" in out
+
+
+def test_a_released_copy_alone_checks_the_form_of_answers_with_a_did_you_mean(alone, capsys):
+    (alone / "answers.yaml").write_text("dot-product: three\nany-lenght: true\n")
+    code, out, _ = check_here(capsys, "answers.yaml")
+    assert code == 1
+    assert "answers.yaml: line 1: dot-product: expected a number like 0.25, got 'three'" in out
+    assert "unknown question id 'any-lenght' (did you mean 'any-length'?)" in out
+
+
+def test_checking_the_folder_checks_its_code_and_its_answers(alone, capsys, reference_source):
+    (alone / "attention.py").write_text(reference_source)
+    (alone / "answers.yaml").write_text("any-length: true\n")
+    code, out, _ = check_here(capsys, ".")
+    assert code == 0
+    assert "5 of 5 functions pass" in out and "answers.yaml: well-formed, 1 of" in out
+
+
+def test_a_file_qkv_check_cannot_check_is_named_not_the_code(alone, capsys):
+    code, out, err = check_here(capsys, "README.md")
+    assert code == 2 and out == ""
+    assert err.strip() == ("qkv: error: README.md: qkv check takes attention.py, attention.ipynb, answers.yaml "
+                           "or a folder holding them")
+
+
+def test_an_endless_function_costs_only_itself_under_check(alone, capsys, reference_source):
+    from autograder.grading import synthetic
+    (alone / "attention.py").write_text(synthetic.endless(reference_source, "softmax"))
+    _, out, _ = check_here(capsys, "attention.py")
+    assert "FAIL  softmax: on the 'two plus three' scores: did not return within" in out
+    assert "PASS  aggregate:" in out and "no longer running" not in out
+
+
+def test_pytest_runs_the_public_checks_in_a_released_copy_alone(alone, reference_source):
+    import subprocess
+    import sys
+    (alone / "attention.py").write_text(reference_source)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=alone,
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and "5 passed" in run.stdout, run.stdout + run.stderr
+
+
+def test_the_quiz_form_holds_ids_kinds_and_choice_counts_only(course):
+    import json
+    form = json.loads((course.root / "exercises" / "attention" / "quiz_form.json").read_text())
+    assert {k for q in form["questions"] for k in q} == {"id", "kind", "choices", "shape"}

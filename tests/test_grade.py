@@ -199,3 +199,26 @@ def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wr
     assert wrong is not None and right is not None and wrong != right
     assert abs(sum(right[1]) - 1) < 1e-3 and right == fixture.build(ref).A.round(4).tolist()
     assert results.read(out / "results" / "stub.json").recorded.get("attention") is None
+
+
+def test_a_missing_answers_file_is_not_submitted_and_listed_apart(graded, course, assignment):
+    from autograder.reports import class_report
+    out, summary = graded
+    r = results.read(results.path_for(out, "honest_reference"))  # handed in no answers.yaml
+    quiz = [t for t in r.tests if t.part == "quiz"]
+    assert quiz and {t.outcome for t in quiz} == {"not_submitted"}
+    assert all(t.output.startswith("answers.yaml: not submitted") for t in quiz)
+    text = class_report.terminal_summary(course, assignment, out, summary.students)
+    apart = text.split("Not submitted (")[1]
+    assert "honest_reference: quiz" in apart
+    problems = text.split("Timed out or not graded")[1].split("Not submitted")[0] if "Timed out" in text else ""
+    assert "honest_reference" not in problems and "could not be graded" not in problems.split("broken")[0]
+    page = (out / "report.html").read_text()
+    assert "<h2>Not submitted</h2>" in page
+
+
+def test_the_report_never_shows_a_raw_empty_list(graded):
+    out, _ = graded
+    page = (out / "report.html").read_text()
+    assert "[]" not in page
+    assert "<dt>grader errors</dt><dd>none</dd>" in page

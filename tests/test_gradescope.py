@@ -1,4 +1,5 @@
 """The Gradescope autograder: the zip's layout, and run_autograder on real submissions in a fake /autograder."""
+import dataclasses
 import json
 import os
 import shutil
@@ -116,7 +117,7 @@ def test_run_autograder_writes_valid_gradescope_results(tmp_path, autograder_zip
     assert data["visibility"] == "after_due_date" and {t["visibility"] for t in data["tests"]} == {"after_due_date"}
     if make is correct:
         # code 100, quiz 20; handed in within course.yaml's first late window: 80 % count
-        assert sum(t["score"] for t in data["tests"]) == 120 and {t["status"] for t in data["tests"]} == {"passed"}
+        assert sum(t["score"] for t in data["tests"]) == pytest.approx(120) and {t["status"] for t in data["tests"]} == {"passed"}
         assert data["score"] == 96 and data["extra_data"]["late_credit"]["credit"] == 80
     elif make is buggy:
         assert 0 < data["score"] < 100
@@ -187,3 +188,15 @@ def test_gradescope_run_cli_prints_the_score_and_where_it_wrote(tmp_path, autogr
     assert main(["gradescope-run", "--course", str(course.root), "--root", str(root)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("student: 100 points") and str(root / "results" / "results.json") in out
+
+
+@pytest.mark.parametrize("policy, score", [("last", 0), ("best", 90)])
+def test_an_earlier_better_submission_counts_under_best(tmp_path, autograder_zip, course, policy, score):
+    earlier = {"submission_time": "2026-12-14T10:00:00.000000+00:00", "score": 90.0, "results": {}}
+    root = fake_autograder_root(tmp_path, autograder_zip, {"attention.py": "def nothing(:\n"},
+                                metadata={**METADATA, "previous_submissions": [earlier]})
+    data = gradescope.run(dataclasses.replace(course, resubmissions=policy), assignment="attention", root=root)
+    assert data["score"] == score
+    if policy == "best":
+        assert data["output"].startswith("Your submission of 2026-12-14T10:00:00.000000+00:00 scored 90")
+        assert data["extra_data"]["best_of_resubmissions"]["this_submission"] == 0

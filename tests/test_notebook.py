@@ -300,7 +300,7 @@ def test_check_on_a_notebook_runs_the_public_checks_and_the_answers_form(tmp_pat
     path.write_text(filled)
     assert main(["check", str(path), "--course", str(course.root)]) == 0
     out = capsys.readouterr().out
-    assert out.count("PASS") == 5 and "attention.ipynb (quiz answers cell): well-formed, 0 of 18" in out
+    assert out.count("PASS") == 5 and "attention.ipynb (quiz answers cell): well-formed, 0 of 22" in out
     path.write_text(synthetic.notebook_submission(filled, "", answers="dot-product: [1\n"))
     assert main(["check", str(path), "--course", str(course.root)]) == 1
     assert "invalid YAML at line" in capsys.readouterr().out

@@ -48,7 +48,7 @@ def test_the_story_the_plot_and_the_quiz_are_in_the_notebook(released):
     cells = by_id(released)
     text = notebook_build.sources(released)
     for phrase in ("**two**, **plus**, **three**", "**Query**: what the token is looking for",
-                   "**Key**: what the token offers", "**Value**: what the token passes on",
+                   "**Key**: what the token advertises about itself", "**Value**: what the token passes on",
                    "attend to\n**both numbers**", "| **plus**  | 0.45 | 0.10 | 0.45  |"):
         assert phrase in text
     assert "matplotlib" in "".join(cells["heatmap"]["source"])

@@ -94,7 +94,8 @@ def test_results_are_quiz_parts_sharing_the_quiz_points(tmp_path, course, assign
     assert {r.visibility for r in results} == {course.feedback.visibility}
     assert sum(r.max_score for r in results) == pytest.approx(20)
     by_id = {r.name.split(": ")[1]: r.max_score for r in results}
-    assert by_id["seed-scores"] == 2 and by_id["query-role"] == 1  # weights 2 and 1 of 20 in quiz.yaml
+    unit = assignment.quiz_points / sum(q.points for q in master.questions)  # the points of weight 1
+    assert by_id["seed-scores"] == pytest.approx(2 * unit) and by_id["query-role"] == pytest.approx(unit)
 
 
 @pytest.mark.parametrize("qid", VARYING)
@@ -194,10 +195,11 @@ def test_multiple_choice_partial_credit_follows_the_stated_rule(tmp_path, course
     letters = "abcde"
     rights = [letters[i] for i, c in enumerate(p.choices) if c.correct]
     wrongs = [letters[i] for i, c in enumerate(p.choices) if not c.correct]
-    assert (len(rights), len(wrongs), p.max_score) == (3, 2, 1.0)
+    unit = assignment.quiz_points / sum(q.points for q in master.questions)  # key-and-value has weight 1
+    assert (len(rights), len(wrongs)) == (3, 2) and p.max_score == pytest.approx(unit)
     picked = rights[:right] + wrongs[:wrong]
     result = grade(course, assignment, ref, tmp_path, f"key-and-value: [{', '.join(picked)}]\n")["key-and-value"]
-    assert result.score == pytest.approx(expected)
+    assert result.score == pytest.approx(expected * unit)
     assert result.outcome == ("passed" if expected == 1 else "failed")
     assert "+1/k" in p.question.text + quiz_render.render_text(master, [p], "alice")
 
@@ -234,15 +236,16 @@ def test_an_unusable_file_scores_zero_with_its_reason_in_every_question(tmp_path
     assert quiz.check_answers_file(tmp_path / "answers.yaml", master) == [next(iter(results)).output]
 
 
-@pytest.mark.parametrize("path, message", [
-    (None, "answers.yaml: not submitted"),
-    ("missing.yaml", "missing.yaml: not found"),
-    ("folder.yaml", "folder.yaml: not a regular file"),
+@pytest.mark.parametrize("path, message, outcome", [
+    (None, "answers.yaml: not submitted", "not_submitted"),
+    ("missing.yaml", "missing.yaml: not submitted (not found)", "not_submitted"),
+    ("folder.yaml", "folder.yaml: not a regular file", "ungradable"),
 ])
-def test_a_missing_file_is_one_line_in_every_question(tmp_path, course, assignment, ref, path, message):
+def test_a_missing_file_is_one_line_in_every_question(tmp_path, course, assignment, ref, path, message, outcome):
+    """No file at all is 'not submitted'; a file that cannot be read is 'ungradable'."""
     (tmp_path / "folder.yaml").mkdir()
     results = quiz.grade_answers(course, assignment, "alice", tmp_path / path if path else None, ref)
-    assert all(r.outcome == "ungradable" and r.output.startswith(message) and "\n" not in r.output for r in results)
+    assert all(r.outcome == outcome and r.output.startswith(message) and "\n" not in r.output for r in results)
     assert str(tmp_path) not in results[0].output  # feedback names the file, not the grader's folders
 
 
@@ -285,7 +288,8 @@ def test_an_unknown_id_is_named_with_the_likely_question(tmp_path, course, assig
     assert results["dot-product"].output.startswith("Not answered.")
     assert "unknown question id 'dot-prodcut' (did you mean 'dot-product'?)" in results["dot-product"].output
     assert "unknown question id 'colour'" in results["query-role"].output  # no close match: the first question
-    assert sum(r.score for r in results.values()) == pytest.approx(19)
+    unit = assignment.quiz_points / sum(q.points for q in master.questions)  # dot-product has weight 1
+    assert sum(r.score for r in results.values()) == pytest.approx(assignment.quiz_points - unit)
     assert len(quiz.check_answers_file(tmp_path / "answers.yaml", master)) == 2
 
 

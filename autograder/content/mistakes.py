@@ -16,6 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from autograder.content import reference as reference_mod
+from autograder.public import checks as public_checks
 
 GENERIC_MUTATION = ("the function changed an input array it was given: work on new arrays "
                     "and leave inputs as they were.")
@@ -87,19 +88,11 @@ class Catalogue:
 
     def callees(self, function: str, failing) -> list[str]:
         """Of the failing functions, those a chain function calls: the functions listed before it."""
-        if function not in self.chain:
-            return []
-        before = self.functions[: self.functions.index(function)]
-        return [f for f in before if f in set(failing)]
+        return public_checks.callees(function, failing, self.functions, self.chain)
 
     def chain_hint(self, function: str, failing) -> str:
         """What to add to a failing chain function when some of the functions it calls fail too."""
-        callees = self.callees(function, failing)
-        if not callees:
-            return ""
-        names = ", ".join(f"{f}()" for f in callees)
-        return (f"; {function}() calls your own functions, and {names} "
-                f"{'fails' if len(callees) == 1 else 'fail'} on its own: fix that first.")
+        return public_checks.chain_hint(function, failing, self.functions, self.chain)
 
     def _runs(self, reference, function: str, args):
         """(mistake, what its each form did on these inputs): ("value", output) or ("raised", "Type: text")."""

@@ -35,6 +35,7 @@ STUDENT_README = "README.md"  # the template of the release's README
 EXERCISES_DIR = "exercises"
 DIST_DIR = "dist"
 QUIZ_FILE = "quiz.md"
+QUIZ_FORM_FILE = "quiz_form.json"  # ids, kinds and choice counts only: what `qkv check answers.yaml` needs
 CASES_FILE = "public_cases.json"
 PUBLIC_CHECKS_FILE = "public_checks.py"
 COMPARE_FILE = "compare.py"
@@ -68,6 +69,13 @@ def public_test_file(assignment) -> str:
 def submission_files(assignment) -> tuple[str, str]:
     """The names a submission's code may have, in order of preference."""
     return code_file(assignment), notebook_file(assignment)
+
+
+def released_folder(path: Path) -> Path | None:
+    """The release folder a path is in (or is): the folder holding public_cases.json, else None."""
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    return folder if (folder / CASES_FILE).is_file() else None
 
 
 def content_dir(course, assignment) -> Path:

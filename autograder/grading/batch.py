@@ -68,7 +68,10 @@ def _names(students: list[str]) -> str:
 
 
 def regraded_lines(summary: Summary) -> list[str]:
-    """Why each graded submission was graded, a line per reason ('regraded 2: submission changed (alice, bob)')."""
+    """Why the graded submissions were graded, a line per reason ('  1 submission changed: frank'); nothing
+    when everyone was simply new or --force was given."""
+    if not summary.reused and set(summary.regraded) <= {"new", "force"}:
+        return []
     return [f"  {len(who)} {reuse.REASONS[reason]}: {_names(who)}" for reason, who in summary.regraded.items()]
 
 

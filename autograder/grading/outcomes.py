@@ -2,7 +2,8 @@
 
 A check passed, failed on its values or properties, or did not run to the end: the student's code
 raised, was not written yet, timed out, ran out of memory, ended its process, could not be loaded,
-or the grader itself failed; or, not a check at all, the grader adjusted the points by hand. The sandbox's own words for a call or a load map onto these here.
+or the grader itself failed; or, not a check at all, the grader adjusted the points by hand. The
+sandbox's own words for a call or a load map onto these here.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class Outcome(str, Enum):
     MEMORY = "memory"
     EXITED = "exited"
     UNGRADABLE = "ungradable"
+    NOT_SUBMITTED = "not_submitted"  # nothing was handed in for it (a quiz without an answers file)
     GRADER_ERROR = "grader_error"
     ADJUSTED = "adjusted"  # not a check: a grader's manual adjustment (grading/overrides.py)
 
@@ -62,6 +64,7 @@ _LABELS = {
     Outcome.MEMORY: "out of memory",
     Outcome.EXITED: "the process exited",
     Outcome.UNGRADABLE: "could not be graded (syntax error, import error or missing function)",
+    Outcome.NOT_SUBMITTED: "not submitted",
     Outcome.GRADER_ERROR: "grader error (not your fault; tell your instructor)",
     Outcome.ADJUSTED: "adjusted by your grader",
 }

@@ -90,18 +90,22 @@ def is_notebook(path: Path | None) -> bool:
 
 def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, bytes]:
     """The files a worker gets for one submission: {'<module>.py': source bytes} (and, for a
-    notebook, the map from lines of that code back to its cells).
+    notebook, the map from lines of that code back to its cells)."""
+    functions = loader.load(course, assignment).functions if is_notebook(path) else ()
+    return code_files(path, entry=layout.code_file(assignment), functions=functions, limits=course.limits)
+
+
+def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]:
+    """read_code without a course: `functions` are those a notebook's solution cells may define.
 
     A notebook may be as large as limits.max_notebook_kb (outputs and images included); the code
     taken from its solution cells must fit limits.max_submission_kb, like a .py file.
     """
-    entry = layout.code_file(assignment)
     path = Path(path)
-    limit = course.limits.max_submission_kb * 1024
+    limit = limits.max_submission_kb * 1024
     if is_notebook(path):
         from autograder.notebook import read as notebook  # noqa: PLC0415 - only notebook submissions need it
-        functions = loader.load(course, assignment).functions
-        data, starts = notebook.extract(_read_bytes(path, course.limits.max_notebook_kb * 1024), path, functions)
+        data, starts = notebook.extract(_read_bytes(path, limits.max_notebook_kb * 1024), path, functions)
         if len(data) > limit:
             raise QkvError(f"{path}: its solution cells hold {len(data)} bytes of code, "
                            f"more than the {limit}-byte limit")
@@ -115,20 +119,25 @@ def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, b
     return {entry: data}
 
 
+def notebook_answers(path: Path, limits):
+    """The quiz answers cell of a notebook, as quiz.answers.Answers (its problem said when unreadable)."""
+    from autograder.notebook import read as notebook  # noqa: PLC0415
+    from autograder.quiz.answers import Answers  # noqa: PLC0415
+    try:
+        data = _read_bytes(Path(path), limits.max_notebook_kb * 1024)
+    except QkvError as e:  # named by the file's name only: this line goes into feedback
+        name = Path(path).name
+        return Answers(f"{name} (quiz answers cell)", None,
+                       f"{str(e).replace(str(path), name)}; no quiz answers could be graded")
+    return notebook.answers(data, path)
+
+
 def answers_source(course: Course, sub: "Submission"):
     """Where the quiz grader reads this student's answers: answers.yaml when there is one, else the
     answers cell of their notebook (as quiz_answers.Answers), else None (nothing submitted)."""
     if sub.answers is not None or not is_notebook(sub.code):
         return sub.answers  # a path, or Answers already read by with_files
-    from autograder.notebook import read as notebook  # noqa: PLC0415
-    from autograder.quiz.answers import Answers  # noqa: PLC0415
-    try:
-        data = _read_bytes(Path(sub.code), course.limits.max_notebook_kb * 1024)
-    except QkvError as e:  # named by the file's name only: this line goes into feedback
-        name = Path(sub.code).name
-        return Answers(f"{name} (quiz answers cell)", None,
-                       f"{str(e).replace(str(sub.code), name)}; no quiz answers could be graded")
-    return notebook.answers(data, sub.code)
+    return notebook_answers(sub.code, course.limits)
 
 
 def with_files(course: Course, assignment: Assignment, sub: Submission) -> Submission:

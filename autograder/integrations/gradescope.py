@@ -221,6 +221,22 @@ def _apply_late_policy(data: dict, assignment, student: str) -> None:
                       f"{data['score']:g}. " + data["output"])
 
 
+def _keep_best(data: dict, metadata: dict) -> None:
+    """resubmissions: best. Gradescope shows the active (latest) submission's score; when an earlier
+    submission (`previous_submissions`, scored by this autograder, late credit included) scored more,
+    that score is the one that counts, and the output says which submission earned it."""
+    earlier = [p for p in metadata.get("previous_submissions") or [] if isinstance(p, dict)
+               and isinstance(p.get("score"), (int, float)) and not isinstance(p.get("score"), bool)]
+    best = max(earlier, key=lambda p: p["score"], default=None)
+    if best is None or best["score"] <= data["score"]:
+        return
+    data["extra_data"]["best_of_resubmissions"] = {"this_submission": data["score"], "counted": best["score"],
+                                                   "submission_time": best.get("submission_time")}
+    data["output"] = (f"Your submission of {best.get('submission_time')} scored {best['score']:g}, more than this "
+                      f"one ({data['score']:g}); the course counts your best. " + data["output"])
+    data["score"] = float(best["score"])
+
+
 def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = False) -> dict:
     """Grade root/submission and write root/results/results.json; returns what it wrote."""
     started = time.monotonic()
@@ -236,6 +252,8 @@ def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = Fal
         data = json.loads(results.path_for(out, student).read_text(encoding="utf-8"))
     data["extra_data"]["gradescope"] = submission_facts(metadata)
     _apply_late_policy(data, course.assignment(assignment), student)
+    if course.resubmissions == "best":
+        _keep_best(data, metadata)
     data["extra_data"]["isolation"] = summary.isolation
     data["extra_data"]["grader_errors"] = summary.errors
     data.update(execution_time=round(time.monotonic() - started, 3), output_format="text",

@@ -10,7 +10,7 @@ import numpy as np
 from autograder.public.checks import encode
 
 
-def build(content, reference, *, rtol: float, atol: float, module: str) -> dict:
+def build(content, reference, *, rtol: float, atol: float, module: str, packages=("numpy",)) -> dict:
     """The content of public_cases.json for one assignment (`reference` may be a master being released)."""
     catalogue = content.catalogue
     functions = {}
@@ -27,6 +27,6 @@ def build(content, reference, *, rtol: float, atol: float, module: str) -> dict:
                 "mutation_message": catalogue.mutation_message(function),
             })
         functions[function] = entries
-    return {"module": module, "tolerance": {"rtol": rtol, "atol": atol},
+    return {"module": module, "tolerance": {"rtol": rtol, "atol": atol}, "packages": list(packages),
             "tuple_names": {f: list(n) for f, n in sorted(content.tuple_names.items())},
             "chain": list(content.chain), "functions": functions}

@@ -14,6 +14,10 @@ import yaml
 from autograder.errors import did_you_mean
 from autograder.quiz.kinds import BadAnswer, parse, what
 
+
+class NotSubmitted(BadAnswer):
+    """There is no answers file at all: nothing was handed in, which is not a broken file."""
+
 ANSWERS_FILE = "answers.yaml"
 MAX_ANSWERS_BYTES = 64 * 1024  # a full answers file is about 2 KiB
 
@@ -28,6 +32,7 @@ class Answers:
     name: str  # how feedback names the source, e.g. "attention.ipynb (quiz answers cell)"
     text: str | None
     problem: str | None = None
+    missing: bool = False  # nothing was handed in (rather than something unreadable)
 
 
 @dataclass
@@ -40,6 +45,7 @@ class Sheet:
     problems: dict = field(default_factory=dict)  # question id -> why its answer cannot be scored
     notes: dict = field(default_factory=dict)  # question id -> lines about it (typos, answered twice)
     fatal: str | None = None  # why nothing in the file can be used
+    missing: bool = False  # no answers were handed in at all
 
     def note(self, qid: str, line: str) -> None:
         self.notes.setdefault(qid, []).append(line)
@@ -59,17 +65,17 @@ def _read_text(path: Path | Answers | None, name: str) -> str:
     """The file's text; raises BadAnswer with the one line to show when it cannot be used."""
     if isinstance(path, Answers):
         if path.text is None:
-            raise BadAnswer(path.problem or f"{name}: no quiz answers could be read")
+            raise (NotSubmitted if path.missing else BadAnswer)(path.problem or f"{name}: no quiz answers could be read")
         if len(path.text.encode("utf-8")) > MAX_ANSWERS_BYTES:
             raise BadAnswer(f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; the answers are a few lines")
         return path.text
     if path is None:
-        raise BadAnswer(f"{name}: not submitted, so no quiz answers could be graded")
+        raise NotSubmitted(f"{name}: not submitted, so no quiz answers could be graded")
     path = Path(path)
     if path.is_symlink():  # could point at another student's answers or at the grader's files
         raise BadAnswer(f"{name}: is a symbolic link; submit the file itself")
     if not path.exists():
-        raise BadAnswer(f"{name}: not found, so no quiz answers could be graded")
+        raise NotSubmitted(f"{name}: not submitted (not found), so no quiz answers could be graded")
     if not path.is_file():  # a folder, or a pipe that would block the reader forever
         raise BadAnswer(f"{name}: not a regular file")
     try:
@@ -93,7 +99,7 @@ def read_ahead(source: Path | Answers | None) -> Answers | None:
     try:
         return Answers(name, _read_text(source, name))
     except BadAnswer as e:
-        return Answers(name, None, str(e))
+        return Answers(name, None, str(e), missing=isinstance(e, NotSubmitted))
 
 
 def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
@@ -134,7 +140,7 @@ def read_answers(path: Path | Answers | None, quiz) -> Sheet:
     try:
         data, key_lines = _load_yaml(_read_text(path, name), name)
     except BadAnswer as e:
-        sheet.fatal = str(e)
+        sheet.fatal, sheet.missing = str(e), isinstance(e, NotSubmitted)
         return sheet
     if data is None:  # an empty file: nothing answered
         data = {}

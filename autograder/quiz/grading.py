@@ -160,7 +160,7 @@ def _result(p: Posed, sheet: Sheet, course: Course) -> TestResult:
     q = p.question
     outcome, fraction = Outcome.FAILED, 0.0
     if sheet.fatal:
-        outcome, lines = Outcome.UNGRADABLE, [sheet.fatal]
+        outcome, lines = Outcome.NOT_SUBMITTED if sheet.missing else Outcome.UNGRADABLE, [sheet.fatal]
     elif q.id in sheet.problems:
         lines = [f"{sheet.problems[q.id]}; this question scores 0.", q.hint]
     elif sheet.values.get(q.id) is None:

@@ -61,7 +61,8 @@ class Brief:
     @classmethod
     def of(cls, r: StudentResult, assignment=None) -> "Brief":
         parts = {t.part for t in r.tests}
-        troubles = dict.fromkeys((t.outcome, t.part) for t in r.tests if t.outcome in PROBLEM_OUTCOMES)
+        troubles = dict.fromkeys((t.outcome, t.part) for t in r.tests
+                                 if t.outcome in PROBLEM_OUTCOMES or t.outcome == Outcome.NOT_SUBMITTED)
         submitted = r.extra.get("submitted_at") or ""
         credit = deadlines.credit(assignment, r.student, submitted or None) if assignment else deadlines.FULL_CREDIT
         return cls(r.student, r.columns, r.status, r.total, {c: r.part_score(c) for c in r.columns},
@@ -111,6 +112,12 @@ def terminal_summary(course, assignment, out: Path, students: list[str], briefs:
         lines += [f"  {_plain(student)}: {_plain(what)}" for student, what in trouble[:TOP_PROBLEMS]]
         if len(trouble) > TOP_PROBLEMS:
             lines.append(f"  ... and {len(trouble) - TOP_PROBLEMS} more (see the report)")
+    unsubmitted = not_submitted(class_results)
+    if unsubmitted:
+        lines += ["", f"Not submitted ({len(unsubmitted)}):"]
+        lines += [f"  {_plain(student)}: {_plain(parts)}" for student, parts in unsubmitted[:TOP_PROBLEMS]]
+        if len(unsubmitted) > TOP_PROBLEMS:
+            lines.append(f"  ... and {len(unsubmitted) - TOP_PROBLEMS} more (see the report)")
     late = [r for r in class_results if r.credit < deadlines.FULL_CREDIT]
     if late:
         lines += ["", f"Handed in late ({len(late)}): "
@@ -197,11 +204,19 @@ def problems(class_results: list[Brief]) -> list[tuple[str, str]]:
             continue
         by_outcome: dict[str, list[str]] = {}
         for outcome, part in r.troubles:
-            by_outcome.setdefault(outcome, []).append(part)
+            if outcome != Outcome.NOT_SUBMITTED:  # listed apart: see not_submitted()
+                by_outcome.setdefault(outcome, []).append(part)
         what = [f"{label(o)} ({', '.join(p)})" for o, p in by_outcome.items()]
         if what:
             found.append((r.student, "; ".join(what)))
     return found
+
+
+def not_submitted(class_results: list[Brief]) -> list[tuple[str, str]]:
+    """(student, the parts nothing was handed in for), e.g. a quiz without an answers file: apart
+    from code that could not be graded, since nothing went wrong but the handing in."""
+    return [(r.student, ", ".join(p for o, p in r.troubles if o == Outcome.NOT_SUBMITTED))
+            for r in class_results if any(o == Outcome.NOT_SUBMITTED for o, _ in r.troubles)]
 
 
 def _fixed(x: float) -> str:
@@ -241,6 +256,7 @@ def render(course, assignment, class_results: list[Brief], run: dict, *, roll: R
         _parts(stats),
         _misconceptions(class_results, catalogue),
         _problems(class_results),
+        _not_submitted(class_results),
         roster_section(roll, course.roster is not None),
         late_section(class_results),
         adjustments_section(class_results, roll),
@@ -295,6 +311,16 @@ def _problems(class_results) -> str:
             + "\n".join(rows) + "\n</table>")
 
 
+def _not_submitted(class_results) -> str:
+    found = not_submitted(class_results)
+    if not found:
+        return ""
+    rows = [f"<tr><td>{_link(s)}</td><td>{esc(parts)}</td></tr>" for s, parts in found]
+    return ("<h2>Not submitted</h2>\n<p>Parts nothing was handed in for (a quiz without an answers file): "
+            "they score 0, and nothing went wrong in grading.</p>\n<table><tr><th>student</th><th>not submitted"
+            "</th></tr>\n" + "\n".join(rows) + "\n</table>")
+
+
 def _students(stats: list[ColumnStats], class_results) -> str:
     cols = [s.column for s in stats[:-1]]
     head = "".join(f"<th class=\"num\">{esc(c)}</th>" for c in cols)
@@ -314,6 +340,7 @@ RUN_LABELS = {"isolation": "isolation", "versions": "versions", "course_seed": "
               "assignment": "assignment", "duration_s": "duration", "submissions": "submissions",
               "jobs": "parallel jobs", "skipped": "skipped",
               "weak_sandbox_accepted": "weaker sandbox accepted, missing", "regraded": "graded because",
+              "grader_errors": "grader errors",
               "missing": "on the roster, no submission", "not_on_roster": "graded, not on the roster"}
 
 
@@ -324,7 +351,7 @@ def _run_value(key: str, value) -> str:
         return ", ".join(f"{esc(k)} {esc(v)}" for k, v in sorted(value.items()))
     if key == "weak_sandbox_accepted" and isinstance(value, list):
         return esc(", ".join(map(str, value))) if value else "nothing (every layer present)"
-    if key == "skipped" and isinstance(value, list):
+    if isinstance(value, list):  # skipped files, grader errors, ...: one per line, or "none"
         return "<br>".join(esc(line) for line in value) if value else "none"
     return esc(value if isinstance(value, (str, int, float)) else json.dumps(value, sort_keys=True))
 

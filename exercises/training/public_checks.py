@@ -83,6 +83,32 @@ def check_function(call, function: str, cases: dict) -> Line:
     return Line(function, "ok", f"{len(entries)} public check{'s' if len(entries) != 1 else ''} passed")
 
 
+def callees(function: str, failing, functions, chain) -> list[str]:
+    """Of the failing functions, those a chain function calls: the functions listed before it."""
+    if function not in chain:
+        return []
+    before = list(functions)[: list(functions).index(function)]
+    return [f for f in before if f in set(failing)]
+
+
+def chain_hint(function: str, failing, functions, chain) -> str:
+    """What to add to a failing chain function when some of the functions it calls fail too."""
+    names = callees(function, failing, functions, chain)
+    if not names:
+        return ""
+    listed = ", ".join(f"{f}()" for f in names)
+    return (f"; {function}() calls your own functions, and {listed} "
+            f"{'fails' if len(names) == 1 else 'fail'} on its own: fix that first.")
+
+
+def with_chain_hints(lines: list[Line], cases: dict) -> list[Line]:
+    """Each failing chain function's line, told which of the functions it calls fail on their own."""
+    failing = [line.function for line in lines if line.status == "fail"]
+    functions, chain = list(cases["functions"]), cases.get("chain", [])
+    return [Line(line.function, line.status, line.message + chain_hint(line.function, failing, functions, chain))
+            if line.status == "fail" else line for line in lines]
+
+
 def direct_call(module, file_name: str = "your file"):
     """A call() for check_function that runs the student's module in this process (bundle use)."""
     def call(function, args):
