@@ -288,7 +288,7 @@ def _reap(pid, *, own_namespace: bool) -> dict:
     return {"status": status}
 
 
-def zygote(control: socket.socket, *, own_namespace: bool) -> None:
+def zygote(control: socket.socket, *, own_namespace: bool, packages=()) -> None:
     """Serve spawn/reap requests from the grader until it closes the socket.
 
     With namespaces, the zygote is the init of its own PID namespace (private network, IPC and
@@ -297,6 +297,7 @@ def zygote(control: socket.socket, *, own_namespace: bool) -> None:
     """
     np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
     np.random.random(4)
+    _prepare([d for name in packages for d in imports.package_dirs(name)])  # before the grader asks for a child
     gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
     isolation.set_child_subreaper()  # a submission's orphans become ours to reap, not init's
     while True:
@@ -332,7 +333,7 @@ def keeper(control: socket.socket, *, namespaces: bool, grader: int, scratch: st
             return
         if not namespaces:
             control.sendall(json.dumps({"zygote": []}).encode())
-            zygote(control, own_namespace=False)
+            zygote(control, own_namespace=False, packages=packages)
             return
         isolation.unshare_zygote()
         alive_r, alive_w = os.pipe()
@@ -342,7 +343,7 @@ def keeper(control: socket.socket, *, namespaces: bool, grader: int, scratch: st
             isolation.die_with_parent(signal.SIGKILL, watch_fd=alive_r)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
-                zygote(control, own_namespace=True)
+                zygote(control, own_namespace=True, packages=packages)
             finally:
                 os._exit(0)
         os.close(alive_r)
