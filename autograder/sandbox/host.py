@@ -4,10 +4,11 @@ Student code never runs in this process. A Sandbox starts `autograder.sandbox.wo
 interpreter (so it holds no reference, suite or other student's data): a keeper that dies with this
 process and runs the zygote, which forks one confined child per submission (see session.Session).
 Each sandbox has one cgroup, holding nothing but the zygote before every submission joins it, and
-one scratch folder for the submissions' files, removed by the keeper however this process ends.
+one scratch folder for the submissions' files, made and removed by the keeper however this process ends.
 """
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -114,14 +115,16 @@ class Sandbox:
 
     def _start_zygote(self) -> None:
         self.broken = False
-        self.scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{self.slot}-",
-                                        dir=scratch_root(self.layers.cgroups))
-        os.chmod(self.scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
+        # The keeper makes the folder (and says where in its first answer): a folder exists only once
+        # a process that removes it however this one ends does.
+        self.scratch = None
+        self._where = where = os.path.join(scratch_root(self.layers.cgroups),
+                                           f"{SCRATCH_PREFIX}{os.getpid()}-{self.slot}-")
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(PACKAGE_ROOT)}
         self._proc = subprocess.Popen([sys.executable, "-m", "autograder.sandbox.worker", str(theirs.fileno()),
-                                       "1" if self.layers.namespaces else "0", str(os.getpid()), self.scratch,
+                                       "1" if self.layers.namespaces else "0", str(os.getpid()), where,
                                        ",".join(self.packages)],
                                       pass_fds=[theirs.fileno()], env=env, cwd="/",
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
@@ -139,7 +142,9 @@ class Sandbox:
     def _started(self) -> None:
         if self._starting:
             self._starting = False
-            self.zygote_pids |= set(self._reply().get("zygote", ()))
+            reply = self._reply()
+            self.zygote_pids |= set(reply.get("zygote", ()))
+            self.scratch = reply.get("scratch")
 
     def _send(self, msg: dict, fds=()) -> None:
         try:
@@ -229,7 +234,8 @@ class Sandbox:
                 break
             self.kill_survivors()
             time.sleep(0.01)
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        for folder in glob.glob(glob.escape(self._where) + "*"):  # the keeper's, known or not (killed early)
+            shutil.rmtree(folder, ignore_errors=True)
 
     def open(self, files: dict[str, bytes], *, entry: str) -> Session:
         """Start a confined child for one submission and load its entry file."""

@@ -113,6 +113,7 @@ def die_with_parent(sig: int, *, parent: int | None = None, watch_fd: int | None
 
     The parent may have ended before the request: checked by its pid (`parent`), or, for the init of a
     PID namespace (whose parent pid reads 0), by a pipe from the parent that is at EOF once it ended.
+    `sig` must end this process when it comes (a handled one would leave it waiting for nothing).
     """
     _check(_libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
     gone = parent is not None and os.getppid() != parent

@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import sys
+import tempfile
 import traceback
 
 import numpy as np
@@ -317,22 +318,28 @@ def zygote(control: socket.socket, *, own_namespace: bool, packages=()) -> None:
         control.sendall(json.dumps(reply).encode())
 
 
-def keeper(control: socket.socket, *, namespaces: bool, grader: int, scratch: str, packages: list[str]) -> None:
+def keeper(control: socket.socket, *, namespaces: bool, grader: int, where: str, packages: list[str]) -> None:
     """The process the grader starts: it runs the zygote, and cleans up after it however the grader ends.
 
     It dies with the grader (PR_SET_PDEATHSIG): then it kills the zygote, whose PID namespace takes
-    every submission process with it, and removes the folder holding the submissions' files.
+    every submission process with it, and removes the folder holding the submissions' files, which
+    it made (`where` + a random suffix) and named in its first answer.
     """
+    scratch = None
+    # First with SIGTERM's default action: if the grader has already ended, this process ends here,
+    # before it has made anything (with the handler below in place it would wait for nothing).
+    isolation.die_with_parent(signal.SIGTERM, parent=grader)
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
-    isolation.die_with_parent(signal.SIGTERM, parent=grader)
     for name in packages:  # the course's packages, imported once for every child
         __import__(name)
     try:
+        scratch = tempfile.mkdtemp(prefix=os.path.basename(where), dir=os.path.dirname(where))
+        os.chmod(scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
         if not control.recv(64):  # "start": the grader has put this process in the sandbox's cgroup
             return
         if not namespaces:
-            control.sendall(json.dumps({"zygote": []}).encode())
+            control.sendall(json.dumps({"zygote": [], "scratch": scratch}).encode())
             zygote(control, own_namespace=False, packages=packages)
             return
         isolation.unshare_zygote()
@@ -347,17 +354,18 @@ def keeper(control: socket.socket, *, namespaces: bool, grader: int, scratch: st
             finally:
                 os._exit(0)
         os.close(alive_r)
-        control.sendall(json.dumps({"zygote": [pid]}).encode())
+        control.sendall(json.dumps({"zygote": [pid], "scratch": scratch}).encode())
         control.close()
         signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
         if stop:
             os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
     keeper(socket.socket(fileno=int(sys.argv[1])), namespaces=sys.argv[2] == "1", grader=int(sys.argv[3]),
-           scratch=sys.argv[4], packages=[p for p in sys.argv[5].split(",") if p])
+           where=sys.argv[4], packages=[p for p in sys.argv[5].split(",") if p])
     os._exit(0)  # the keeper has cleaned up: the grader waits for this exit, so skip the interpreter's teardown
