@@ -35,7 +35,10 @@ from autograder.sandbox import isolation
 from autograder.sandbox.host import Sandbox, layers, missing_text
 from autograder.grading.submissions import Submission, answers_source, discover, submissions_root
 
-CHUNK = 50  # students per pytest session: large enough to amortise its start-up
+CHUNK = 50  # students per task handed to a grading process
+# A grading process costs about as much to start (an interpreter, the reference, the suites, a
+# sandbox) as grading this many students: fewer students per core are graded in fewer processes.
+STUDENTS_PER_PROCESS = 16
 
 
 @dataclass
@@ -203,7 +206,7 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     """Grade every submission in `submissions` into `out`; returns what happened.
 
     Args:
-        jobs: grading processes (default: all cores).
+        jobs: grading processes (default: all cores, but one per STUDENTS_PER_PROCESS students to grade).
         force: regrade students whose results already exist.
         progress: show a progress bar on stderr.
         pages: write feedback/<student>.html and report.html.
@@ -238,7 +241,11 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
             regraded[reason].append(sub.key)
     summary.regraded = {k: regraded[k] for k in reuse.REASONS if k in regraded}
     summary.reused = len(planned) - len(todo)
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+        if executor is None:  # a grading process pays for its start-up only with enough students to share
+            jobs = min(jobs, -(-len(todo) // STUDENTS_PER_PROCESS))
+    jobs = max(1, min(jobs, len(todo) or 1))
     results_dir = out / results.RESULTS_DIR
     results_dir.mkdir(parents=True, exist_ok=True)
     for stale in results_dir.glob(".*.tmp"):  # left by a run killed mid-write

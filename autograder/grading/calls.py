@@ -155,9 +155,10 @@ class StudentCalls:
             self.session, self.load_failure = self._open_session()
         return self.load_failure is None
 
-    def close_session(self) -> None:
+    def close_session(self, *, wait: bool = True) -> None:
+        """End the worker; without `wait`, the sandbox finishes that while grading goes on."""
         if self.session is not None:
-            self.session.close()
+            self.session.close(wait=wait)
             text = self.session.output.text()
             if text:
                 self.output.append(text)

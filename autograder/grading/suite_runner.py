@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 
 from autograder.grading import seeds
+from autograder.grading.collect import plain_items
 from autograder.grading.calls import PlanningExpect, ReferenceMemo, StudentCalls, planning_call
 from autograder.grading.expect import CheckFailed, Expect, StudentProblem
 from autograder.course import layout
@@ -26,7 +27,8 @@ from autograder.grading.results import StudentResult, TestResult
 from autograder.sandbox.host import Sandbox
 from autograder.grading.submissions import Submission, with_files
 
-PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
+FIXTURES = ("expect", "rng", "fx", "ref", "cases", "n_cases")  # what a suite test may ask for
+PYTEST_ARGS = ["--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:logging", "-p", "no:warnings", "-p", "no:faulthandler",
                "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:stepwise",
                "-p", "no:unraisableexception", "-p", "no:threadexception",
                "--capture=no", "--import-mode=importlib", "-c", "/dev/null", "-o", "python_files=test_*.py"]
@@ -76,6 +78,19 @@ def _marker(item, name: str, default=None):
     return marker.args[0] if marker else default
 
 
+def suite_tests(assignment, items) -> list[SuiteTest]:
+    """The collected items with their parts and points (a part's points shared by weight)."""
+    weights: dict[str, float] = {}
+    for item in items:
+        part = _marker(item, "part")
+        if part is None:
+            raise QkvError(f"{item.nodeid}: suite test without a part marker")
+        weights[part] = weights.get(part, 0.0) + float(_marker(item, "weight", 1))
+    return [SuiteTest(item, _marker(item, "part"), f"{_marker(item, 'part')}: {readable(item)}",
+                      assignment.part(_marker(item, "part")).points * float(_marker(item, "weight", 1))
+                      / weights[_marker(item, "part")]) for item in items]
+
+
 class SuitePlugin:
     def __init__(self, ctx: GradingContext, submissions: list[Submission], on_result):
         self.ctx = ctx
@@ -89,17 +104,7 @@ class SuitePlugin:
         config.addinivalue_line("markers", "weight(w): the test's share of its part's points (default 1)")
 
     def pytest_collection_modifyitems(self, session, config, items):
-        weights: dict[str, float] = {}
-        for item in items:
-            part = _marker(item, "part")
-            if part is None:
-                raise QkvError(f"{item.nodeid}: suite test without a part marker")
-            weights[part] = weights.get(part, 0.0) + float(_marker(item, "weight", 1))
-        for item in items:
-            part = _marker(item, "part")
-            points = self.ctx.assignment.part(part).points
-            self.tests.append(SuiteTest(item, part, f"{part}: {readable(item)}",
-                                        points * float(_marker(item, "weight", 1)) / weights[part]))
+        self.tests += suite_tests(self.ctx.assignment, items)
 
     # -- the run loop: students outside, tests inside ----------------------------------------------
 
@@ -219,7 +224,7 @@ class SuiteRun:
                 else t for t in tests]
 
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> StudentResult:
-        run.calls.close_session()
+        run.calls.close_session(wait=False)  # reaped while this student's results are put together
         tests = self._chain_hints(tests)
         columns = [p.id for p in self.ctx.assignment.parts]
         if self.ctx.extra_tests is not None:
@@ -234,11 +239,16 @@ class SuiteRun:
 
 
 def collect(ctx: GradingContext) -> list[SuiteTest]:
-    """The suite tests of the assignment, collected by pytest once per grading process."""
+    """The suite tests of the assignment, collected once per grading process (by pytest, unless the
+    suites are plain: see collect.py)."""
     if ctx.tests is None:
+        content = ctx.content
+        items = plain_items(content.suites_dir, content.suite_files(), set(FIXTURES))
+        if items is not None:
+            ctx.tests = suite_tests(ctx.assignment, items)
+            return ctx.tests
         import pytest  # noqa: PLC0415 - its imports cost more than grading a student: only collecting needs them
         plugin = SuitePlugin(ctx, [], None)
-        content = ctx.content
         code = pytest.main([*PYTEST_ARGS, "-p", "no:terminal", "--collect-only", "--rootdir", str(content.suites_dir),
                             *content.suite_files()], plugins=[plugin])
         _forget_modules_under(content.suites_dir)

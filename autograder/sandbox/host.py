@@ -129,11 +129,56 @@ class Sandbox:
         for procs in self._cgroup_procs:  # children are born in the cgroup: no migration per student
             Path(procs).write_text(str(self._proc.pid))
         self._control.settimeout(CONTROL_TIMEOUT_S)
-        self.zygote_pids = {self._proc.pid, *self._ask({"op": wire.Op.START}).get("zygote", ())}
+        self.zygote_pids = {self._proc.pid}
+        self._unanswered = 0
+        # The keeper answers once it has imported numpy; until the first submission needs it, this
+        # process goes on (loading the reference and the suites) while the zygote warms up.
+        self._starting = True
+        self._send({"op": wire.Op.START})
 
-    def _ask(self, msg: dict, fds=()) -> dict:
+    def _started(self) -> None:
+        if self._starting:
+            self._starting = False
+            self.zygote_pids |= set(self._reply().get("zygote", ()))
+
+    def _send(self, msg: dict, fds=()) -> None:
         try:
             socket.send_fds(self._control, [json.dumps(msg).encode()], list(fds))
+        except OSError as e:
+            raise ZygoteGone(f"the sandbox zygote stopped answering ({type(e).__name__})") from None
+
+    def _ask(self, msg: dict, fds=()) -> dict:
+        self._settle()
+        self._send(msg, fds)
+        return self._reply()
+
+    def _settle(self) -> None:
+        """Read the answers to the requests sent without waiting (start, reap_later)."""
+        self._started()
+        while self._unanswered:
+            self._unanswered -= 1
+            self._reply()
+
+    def reap_later(self, pid: int) -> None:
+        """Have the zygote kill and reap a submission while this process goes on."""
+        self._settle()
+        self._send({"op": wire.Op.REAP, "pid": pid})
+        self._unanswered += 1
+
+    def clear(self) -> None:
+        """Return once nothing of any submission runs: kill and reap until none is left (processes
+        still listed were forked while the zygote was killing, or are dying)."""
+        for _ in range(1000):
+            if not self.survivors():
+                return
+            self.kill_survivors()
+            time.sleep(0.001)
+            self._ask({"op": wire.Op.REAP, "pid": None})
+        # the next submission must not share a cgroup or a uid with anything left running
+        raise RuntimeError(f"sandbox: processes {sorted(self.survivors())} survived SIGKILL")
+
+    def _reply(self) -> dict:
+        try:
             data = self._control.recv(65536)
             if not data:
                 raise ZygoteGone("the sandbox zygote exited")
@@ -143,6 +188,7 @@ class Sandbox:
 
     def survivors(self) -> set[int]:
         """Processes of the sandbox other than the keeper and the zygote."""
+        self._settle()
         if self.layers.cgroups:
             return set(isolation.cgroup_pids(self.cgroup)) - self.zygote_pids
         if self.uid is not None:  # no cgroup: the slot's uid owns nothing but this submission
@@ -162,6 +208,13 @@ class Sandbox:
         self._start_zygote()
 
     def _stop_zygote(self, *, kill: bool) -> None:
+        if not kill:
+            try:
+                self._settle()  # a submission being reaped is gone before the zygote is told to end
+            except ZygoteGone:
+                pass
+        self._starting = False
+        self._unanswered = 0
         self._control.close()
         try:
             if kill:

@@ -77,16 +77,18 @@ def _through(path: str, opened: dict[str, str]) -> str | None:
     return None
 
 
-def restrict(opened: dict[str, str], allowed: tuple[str, ...], own: tuple[str, ...] = ()) -> None:
-    """Import only through the opened folders, and only what the course allows.
-
-    Packages imported before (`encodings`, `numpy`) find their submodules through their own
-    `__path__`, which gets the same aliases.
-    """
-    sys.path[:] = [opened[p] for p in stdlib_dirs() if p in opened]
+def alias_packages(opened: dict[str, str]) -> None:
+    """Give every package imported so far (`encodings`, `numpy`) the aliases of its `__path__`, so
+    its submodules are found through the opened folders. Done once in the zygote, before it forks:
+    in each child it would touch (and so copy) every module object."""
     for module in list(sys.modules.values()):
         paths = getattr(module, "__path__", None)
         if isinstance(paths, list):
             paths += [alias for alias in (_through(p, opened) for p in list(paths)) if alias]
+
+
+def restrict(opened: dict[str, str], allowed: tuple[str, ...], own: tuple[str, ...] = ()) -> None:
+    """Import only through the opened folders (see alias_packages), and only what the course allows."""
+    sys.path[:] = [opened[p] for p in stdlib_dirs() if p in opened]
     sys.path_importer_cache.clear()
     sys.meta_path.insert(0, Gate(allowed, own))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import platform
 
 PR_SET_NO_NEW_PRIVS = 38
@@ -92,14 +93,19 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
     return prog
 
 
+@functools.lru_cache(maxsize=1)
+def compiled():
+    """The filter as the kernel takes it, and libc: built once (in the zygote, before it forks)."""
+    prog = program()
+    filters = (_Filter * len(prog))(*(_Filter(*ins) for ins in prog))
+    return _Program(len(prog), filters), filters, ctypes.CDLL(None, use_errno=True)
+
+
 def install() -> None:
     """Load the filter into this process (and every process it will start); it cannot be removed."""
     if not supported():
         raise OSError(f"no seccomp table for {platform.machine()}")
-    prog = program()
-    filters = (_Filter * len(prog))(*(_Filter(*ins) for ins in prog))
-    fprog = _Program(len(prog), filters)
-    libc = ctypes.CDLL(None, use_errno=True)
+    fprog, _, libc = compiled()
     for args in ((PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)):
         if libc.prctl(*args) != 0:
             err = ctypes.get_errno()

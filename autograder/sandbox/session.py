@@ -92,7 +92,7 @@ class Session:
         self.status: int | None = None
         self.pid: int | None = None
         self._fds: tuple[int, ...] = ()
-        sandbox.kill_survivors()  # the cgroup holds nothing but the zygote when a submission joins it
+        sandbox.clear()  # the cgroup holds nothing but the zygote when a submission joins it
         self.workdir = tempfile.mkdtemp(prefix="sub-", dir=sandbox.scratch)
         try:
             self._start(files, entry)
@@ -304,12 +304,13 @@ class Session:
             return f"killed by signal {signal.Signals(sig).name}"
         return f"exit code {os.WEXITSTATUS(self.status)}"
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
         """Kill everything the submission started, reap it, and remove its folder.
 
         The zygote kills and reaps the child and its orphans (it is their subreaper, or the init of
-        their PID namespace); processes still listed were forked while we were killing, or are
-        dying: kill and reap until none is left.
+        their PID namespace). With `wait`, this returns once they are gone (and `status` says how
+        the child ended); without it, the zygote does that while the grader goes on, and the
+        sandbox makes sure of it before the next submission starts (Sandbox.clear).
         """
         if self._fds:
             self._drain_output()
@@ -317,18 +318,14 @@ class Session:
                 os.close(fd)
             self._fds = ()
         try:
-            if self.pid is not None:
+            if self.pid is not None and not wait:
+                self.sandbox.reap_later(self.pid)
+            elif self.pid is not None:
                 status = self.sandbox._ask({"op": wire.Op.REAP, "pid": self.pid}).get("status")
                 self.status = status if isinstance(status, int) else 0
-                self.pid = None
-            for _ in range(1000):
-                if not self.sandbox.survivors():
-                    break
-                self.sandbox.kill_survivors()
-                time.sleep(0.001)
-                self.sandbox._ask({"op": wire.Op.REAP, "pid": None})
-            else:  # the next submission must not share a cgroup or a uid with anything left running
-                raise RuntimeError(f"sandbox: processes {sorted(self.sandbox.survivors())} survived SIGKILL")
+            self.pid = None
+            if wait:
+                self.sandbox.clear()
         except ZygoteGone:
             self.sandbox.broken = True  # the next submission gets a new zygote in a clean cgroup
         finally:

@@ -105,7 +105,7 @@ class Child:
         with open("/proc/self/statm") as f:
             in_use = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         resource.setrlimit(resource.RLIMIT_AS, (in_use + limits["memory_mb"] * 2**20,) * 2)
-        opened = imports.open_folders(imports.stdlib_dirs() + spec["package_dirs"])
+        opened = _OPENED  # by the zygote, before it forked
         if spec["landlock"]:
             isolation.landlock_restrict(spec["runtime_paths"] + ["/dev/null", "/dev/urandom"], [spec["workdir"]])
         if spec["uid"] is not None:
@@ -218,7 +218,7 @@ def child_main(fds: list[int], spec: dict) -> None:
         os.dup2(null, 0)
         os.dup2(out, 1)
         os.dup2(out, 2)
-        keep = sorted({0, 1, 2, req, rep})
+        keep = sorted({0, 1, 2, req, rep, *(int(alias.rsplit("/", 1)[1]) for alias in _OPENED.values())})
         for low, high in zip(keep, keep[1:] + [65536]):
             os.closerange(low + 1, high)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -234,8 +234,24 @@ def child_main(fds: list[int], spec: dict) -> None:
         os._exit(code)
 
 
+# The folders a child imports through, opened once by the zygote (see imports.py): {path: alias}.
+_OPENED: dict[str, str] = {}
+
+
+def _prepare(package_dirs: list[str]) -> None:
+    """What every child would otherwise do for itself after the fork, done once before the first."""
+    if not _OPENED:
+        _OPENED.update(imports.open_folders(imports.stdlib_dirs() + package_dirs))
+        imports.alias_packages(_OPENED)
+        if seccomp.supported():
+            seccomp.compiled()
+        sys.path_importer_cache.clear()  # a child clears it again: let it find (and free) nothing
+        gc.freeze()
+
+
 def _spawn(control: socket.socket, spec: dict, fds: list[int]) -> dict:
     """Fork a child for one submission; a failed fork is reported, never fatal to the zygote."""
+    _prepare(spec["package_dirs"])
     spec = {**spec, "zygote_pid": os.getpid()}
     try:
         pid = os.fork()
@@ -343,3 +359,4 @@ def keeper(control: socket.socket, *, namespaces: bool, grader: int, scratch: st
 if __name__ == "__main__":
     keeper(socket.socket(fileno=int(sys.argv[1])), namespaces=sys.argv[2] == "1", grader=int(sys.argv[3]),
            scratch=sys.argv[4], packages=[p for p in sys.argv[5].split(",") if p])
+    os._exit(0)  # the keeper has cleaned up: the grader waits for this exit, so skip the interpreter's teardown
