@@ -20,6 +20,8 @@ Optional names (defaults in brackets):
     QUIZ_COMPUTE     {name: (input names, fn(ref, *inputs))}: answers the quiz computes  [{}]
     feedback_section(recorded, example, tolerance) -> figures.Section or None  [None]
     NOTEBOOK_SNIPPETS {name: code}: cells placed by <!-- qkv: snippet NAME --> in the story  [{}]
+    mutant_inputs(rng) -> {function: args}: random inputs that tell `qkv validate --mutants`
+                     which mutants are equivalent to the reference  [the public cases only]
 """
 from __future__ import annotations
 
