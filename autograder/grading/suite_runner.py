@@ -64,6 +64,7 @@ class _StudentRun:
     calls: StudentCalls | None = None
     recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
     shared: dict = field(default_factory=dict)  # calls several checks share (Expect.call_shared)
+    early: object = None  # a worker started before the tests were planned, until the first call takes it
 
 
 def readable(item) -> str:
@@ -141,7 +142,15 @@ class SuiteRun:
         # is graded cannot make two tests see two different submissions).
         sub = with_files(self.ctx.course, self.ctx.assignment, sub)
         run = _StudentRun(sub)
+        if not (sub.problem or sub.files is None):  # the child loads the file while the tests are planned
+            try:
+                run.early = self.ctx.sandbox.open(sub.files, entry=layout.code_file(self.ctx.assignment), wait=False)
+            except Exception:  # noqa: BLE001 - the first call tries again, where a failure is reported
+                run.early = None
         run.calls = StudentCalls(lambda: self._open(run), self._plan(run))
+        if not run.calls.planned and run.early is not None:  # nothing to ask of it: as if never started
+            run.early.close(wait=False)
+            run.early = None
         results = [self._run_test(run, test) for test in self.tests]
         return self._finish(run, results)
 
@@ -203,7 +212,9 @@ class SuiteRun:
         """(session, None), or (None, (outcome, message)) when the submission cannot be loaded."""
         if run.sub.problem or run.sub.files is None:  # with_files recorded the problem
             return None, (Outcome.UNGRADABLE, run.sub.problem or "no code to grade")
-        session = self.ctx.sandbox.open(run.sub.files, entry=layout.code_file(self.ctx.assignment))
+        session, run.early = run.early, None
+        if session is None:
+            session = self.ctx.sandbox.open(run.sub.files, entry=layout.code_file(self.ctx.assignment))
         load = session.load
         if not load.ok:
             session.close()
@@ -225,6 +236,9 @@ class SuiteRun:
 
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> StudentResult:
         run.calls.close_session(wait=False)  # reaped while this student's results are put together
+        if run.early is not None:  # started for planned calls the tests did not make in the end
+            run.early.close(wait=False)
+            run.early = None
         tests = self._chain_hints(tests)
         columns = [p.id for p in self.ctx.assignment.parts]
         if self.ctx.extra_tests is not None:

@@ -237,13 +237,14 @@ class Sandbox:
         for folder in glob.glob(glob.escape(self._where) + "*"):  # the keeper's, known or not (killed early)
             shutil.rmtree(folder, ignore_errors=True)
 
-    def open(self, files: dict[str, bytes], *, entry: str) -> Session:
-        """Start a confined child for one submission and load its entry file."""
+    def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True) -> Session:
+        """Start a confined child for one submission and load its entry file (without `wait`, the
+        child loads while this process goes on, until `Session.load` is read)."""
         for attempt in range(2):
             if attempt or self.broken or self._proc.poll() is not None:  # killed (by the OOM killer, say)
                 self._restart()
             try:
-                return Session(self, files, entry)
+                return Session(self, files, entry, wait=wait)
             except ZygoteGone:
                 continue
         raise RuntimeError("the sandbox zygote failed twice in a row")

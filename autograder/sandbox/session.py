@@ -84,7 +84,7 @@ class _Exited(Exception):
 class Session:
     """One confined child: load the submission once, then answer calls until closed."""
 
-    def __init__(self, sandbox, files: dict[str, bytes], entry: str):
+    def __init__(self, sandbox, files: dict[str, bytes], entry: str, *, wait: bool = True):
         self.sandbox = sandbox
         self.entry = entry
         limits = sandbox.limits
@@ -99,7 +99,14 @@ class Session:
         except BaseException:
             self.close()
             raise
-        self.load = self._load(limits.import_timeout_s)
+        self._load_result = self._load(limits.import_timeout_s) if wait else None
+
+    @property
+    def load(self) -> LoadResult:
+        """How loading went; read when first asked for (the child loads meanwhile)."""
+        if self._load_result is None:
+            self._load_result = self._load(self.sandbox.limits.import_timeout_s)
+        return self._load_result
 
     def _start(self, files: dict[str, bytes], entry: str) -> None:
         sandbox, limits = self.sandbox, self.sandbox.limits
@@ -223,7 +230,7 @@ class Session:
         """
         if not calls:
             return []
-        if self.pid is None or self.status is not None:
+        if self.pid is None or self.status is not None or not self.load.ok:
             return [CallResult("exited", message="the worker is no longer running")]
         timeout = self.sandbox.limits.call_timeout_s if timeout is None else timeout
         arrays: list = []
