@@ -119,4 +119,13 @@ def attend(X, W_q, W_k, W_v):
     A = softmax(score(Q, K) / W_q.shape[1])
     return aggregate(A, V), A
 '''}, "attend_scaled_dk"),
+    "causal_mask_by_index": ("attend", {"attend": '''
+def attend(X, W_q, W_k, W_v):
+    Q, K, V = project(X, W_q, W_k, W_v)
+    S = score(Q, K)
+    n = S.shape[0]
+    S[np.triu_indices(n, k=1)] = -1e9  # no peeking ahead, as in a decoder
+    A = softmax(S)
+    return aggregate(A, V), A
+'''}, "attend_causal_mask"),
 }

@@ -284,6 +284,15 @@ CATALOGUE: tuple[Mistake, ...] = (
             A = softmax(score(Q, K))
             return V + aggregate(A, V), A
         """,)),
+    Mistake("attend_causal_mask", "attend",
+            'a causal mask hides the later tokens from each query: this attention is bidirectional, every token sees every other ("plus" must see "three"); leave the scores unmasked.', """
+        def attend(X, W_q, W_k, W_v):
+            Q, K, V = project(X, W_q, W_k, W_v)
+            S = score(Q, K)
+            S = np.where(np.tril(np.ones_like(S)) > 0, S, -np.inf)
+            A = softmax(S)
+            return aggregate(A, V), A
+        """),
     Mistake("attend_in_place", "attend",
             'X (or a weight matrix) was changed in place inside attend: leave every input as it was and work on new arrays.', """
         def attend(X, W_q, W_k, W_v):
