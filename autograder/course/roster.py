@@ -8,9 +8,9 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from pathlib import Path
 
 from autograder.course import layout
+from autograder.course.config import read_text
 from autograder.errors import QkvError, did_you_mean
 
 REQUIRED = ("id", "name", "email", "section")
@@ -75,16 +75,6 @@ def load(course) -> Roster | None:
     if not course.roster:
         return None
     path = course.path(course.roster)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise QkvError(f"{path}: roster not found (course.yaml: roster)") from None
-    except OSError as e:
-        raise QkvError(f"{path}: cannot read the roster ({e.strerror})") from None
-    if len(raw) > MAX_ROSTER_BYTES:
-        raise QkvError(f"{path}: larger than {MAX_ROSTER_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise QkvError(f"{path}: not UTF-8 (byte {e.start})") from None
+    text = read_text(path, name=str(path), limit=MAX_ROSTER_BYTES, missing="roster not found (course.yaml: roster)",
+                     what="the roster", encoding="utf-8-sig")
     return parse(text, name=str(path))

@@ -12,9 +12,9 @@ import dataclasses
 import io
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 from autograder.course import layout
+from autograder.course.config import read_text
 from autograder.errors import QkvError, did_you_mean
 from autograder.grading.outcomes import Outcome
 from autograder.grading.results import StudentResult, TestResult
@@ -75,18 +75,9 @@ def load(course, assignment) -> tuple[Override, ...]:
     if not assignment.overrides:
         return ()
     path = course.path(assignment.overrides)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise QkvError(f"{path}: overrides file not found (course.yaml: overrides of '{assignment.id}')") from None
-    except OSError as e:
-        raise QkvError(f"{path}: cannot read the overrides ({e.strerror})") from None
-    if len(raw) > MAX_BYTES:
-        raise QkvError(f"{path}: larger than {MAX_BYTES} bytes")
-    try:
-        return parse(raw.decode("utf-8-sig"), name=str(path), assignment=assignment)
-    except UnicodeDecodeError as e:
-        raise QkvError(f"{path}: not UTF-8 (byte {e.start})") from None
+    text = read_text(path, name=str(path), limit=MAX_BYTES, what="the overrides", encoding="utf-8-sig",
+                     missing=f"overrides file not found (course.yaml: overrides of '{assignment.id}')")
+    return parse(text, name=str(path), assignment=assignment)
 
 
 def apply(result: StudentResult, overrides, assignment) -> StudentResult:
