@@ -106,18 +106,8 @@ def terminal_summary(course, assignment, out: Path, students: list[str], briefs:
     if top:
         lines += ["", "Most common misconceptions (students):"]
         lines += [f"{len(who):>5}  {mistake_id} ({_message(catalogue, mistake_id)[0] or '?'})" for mistake_id, who in top]
-    trouble = problems(class_results)
-    if trouble:
-        lines += ["", f"Timed out or not graded ({len(trouble)}):"]
-        lines += [f"  {_plain(student)}: {_plain(what)}" for student, what in trouble[:TOP_PROBLEMS]]
-        if len(trouble) > TOP_PROBLEMS:
-            lines.append(f"  ... and {len(trouble) - TOP_PROBLEMS} more (see the report)")
-    unsubmitted = not_submitted(class_results)
-    if unsubmitted:
-        lines += ["", f"Not submitted ({len(unsubmitted)}):"]
-        lines += [f"  {_plain(student)}: {_plain(parts)}" for student, parts in unsubmitted[:TOP_PROBLEMS]]
-        if len(unsubmitted) > TOP_PROBLEMS:
-            lines.append(f"  ... and {len(unsubmitted) - TOP_PROBLEMS} more (see the report)")
+    lines += _listing("Timed out or not graded", problems(class_results))
+    lines += _listing("Not submitted", not_submitted(class_results))
     late = [r for r in class_results if r.credit < deadlines.FULL_CREDIT]
     if late:
         lines += ["", f"Handed in late ({len(late)}): "
@@ -217,6 +207,17 @@ def not_submitted(class_results: list[Brief]) -> list[tuple[str, str]]:
     from code that could not be graded, since nothing went wrong but the handing in."""
     return [(r.student, ", ".join(p for o, p in r.troubles if o == Outcome.NOT_SUBMITTED))
             for r in class_results if any(o == Outcome.NOT_SUBMITTED for o, _ in r.troubles)]
+
+
+def _listing(title: str, rows: list[tuple[str, str]]) -> list[str]:
+    """A titled list of (student, what) for the terminal, the first TOP_PROBLEMS of them; [] when empty."""
+    if not rows:
+        return []
+    lines = ["", f"{title} ({len(rows)}):"]
+    lines += [f"  {_plain(student)}: {_plain(what)}" for student, what in rows[:TOP_PROBLEMS]]
+    if len(rows) > TOP_PROBLEMS:
+        lines.append(f"  ... and {len(rows) - TOP_PROBLEMS} more (see the report)")
+    return lines
 
 
 def _fixed(x: float) -> str:

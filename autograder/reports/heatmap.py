@@ -98,18 +98,23 @@ def _cell(x: float) -> str:
     return f"{x:.{DECIMALS}f}".replace("-0.00", "0.00")
 
 
+def _frame(width, height, left, top, plot_w, plot_h, title) -> list[str]:
+    """The start of a chart: the svg element, a white background, the title and the two axes."""
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" {FONT} font-size="12">',
+            f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+            f'<text x="{left}" y="20" font-size="14">{escape(str(title))}</text>',
+            f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#444444"/>',
+            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#444444"/>']
+
+
 def histogram_svg(percentages, *, title: str) -> bytes:
     """How many students scored in each tenth of the total, from 0 to 100 %."""
     counts, edges = np.histogram(np.clip(np.asarray(percentages, dtype=float), 0, 100), bins=10, range=(0, 100))
     left, top, plot_w, plot_h = 56, 34, 560, 180
     width, height = left + plot_w + 24, top + plot_h + 52
     most = max(1, int(counts.max())) * 1.15
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" {FONT} font-size="12">',
-           f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-           f'<text x="{left}" y="20" font-size="14">{escape(str(title))}</text>',
-           f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#444444"/>',
-           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#444444"/>']
+    out = _frame(width, height, left, top, plot_w, plot_h, title)
     bin_w = plot_w / 10
     for k, c in enumerate(counts.tolist()):
         x = left + bin_w * k
@@ -135,12 +140,7 @@ def curve_svg(values, *, title: str, xlabel: str = "", ylabel: str = "", log: bo
     shown = np.log10(np.where(y > 0, y, np.nan)) if log else y
     left, top, plot_w, plot_h = 60, 34, 270, 190
     width, height = left + plot_w + 16, top + plot_h + 50
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" {FONT} font-size="12">',
-           f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-           f'<text x="{left}" y="20" font-size="14">{escape(str(title))}</text>',
-           f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#444444"/>',
-           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#444444"/>']
+    out = _frame(width, height, left, top, plot_w, plot_h, title)
     ok = np.isfinite(shown)
     if not ok.any():
         out.append(f'<text x="{left + plot_w / 2:g}" y="{top + plot_h / 2:g}" text-anchor="middle">no finite value</text>')
