@@ -2,9 +2,11 @@
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import jsonschema
@@ -17,6 +19,7 @@ from autograder.grading import results
 from autograder.grading import synthetic
 from autograder.cli import main
 from autograder.grading.batch import grade
+from autograder.reports import class_report
 
 KINDS = ["honest_reference", "honest_loops", "mistake_softmax_axis0", "mistake_score_scaled", "stub",
          "broken_syntax_error"]
@@ -85,6 +88,41 @@ def test_rerun_is_byte_identical(tmp_path, course, klass, graded):
     assert (again / "gradebook.csv").read_bytes() == (out / "gradebook.csv").read_bytes()
     for path in (out / "results").glob("*.json"):
         assert (again / "results" / path.name).read_bytes() == path.read_bytes()
+
+
+def _same_files(a, b, folder: str, pattern: str) -> None:
+    names = sorted(p.name for p in (a / folder).glob(pattern))
+    assert names and names == sorted(p.name for p in (b / folder).glob(pattern))
+    for name in names:
+        assert (a / folder / name).read_bytes() == (b / folder / name).read_bytes(), name
+
+
+def test_grading_processes_started_afresh_grade_as_forked_ones_do(tmp_path, course, klass, graded):
+    # With another thread running in the grading command, its grading processes are not forked from
+    # it but start as fresh interpreters: same results, gradebook and pages.
+    out, _ = graded
+    stop = threading.Event()
+    waiter = threading.Thread(target=stop.wait)
+    waiter.start()
+    try:
+        grade(course, klass, assignment="attention", out=tmp_path / "fresh", jobs=2, progress=False)
+    finally:
+        stop.set()
+        waiter.join()
+    assert (tmp_path / "fresh" / "gradebook.csv").read_bytes() == (out / "gradebook.csv").read_bytes()
+    _same_files(out, tmp_path / "fresh", "results", "*.json")
+    _same_files(out, tmp_path / "fresh", "feedback", "*.html")
+
+
+def test_pages_written_while_grading_are_those_a_rebuild_writes(tmp_path, course, assignment, klass, graded):
+    out, summary = graded
+    rebuilt = tmp_path / "rebuilt"
+    shutil.copytree(out, rebuilt)
+    shutil.rmtree(rebuilt / "feedback")
+    (rebuilt / "gradebook.csv").unlink()
+    class_report.write_pages(course, assignment, rebuilt, summary.students)
+    assert (rebuilt / "gradebook.csv").read_bytes() == (out / "gradebook.csv").read_bytes()
+    _same_files(out, rebuilt, "feedback", "*.html")
 
 
 def test_existing_results_are_reused_unless_forced(tmp_path, course, klass):

@@ -10,6 +10,7 @@ student's own checks can name it too. The entries themselves are content:
 from __future__ import annotations
 
 import textwrap
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -18,6 +19,7 @@ import numpy as np
 from autograder.content import reference as reference_mod
 from autograder.public import checks as public_checks
 
+KEPT_INPUTS = 256  # inputs whose mistakes' outputs are kept (a bounded memory, whatever the class size)
 GENERIC_MUTATION = ("the function changed an input array it was given: work on new arrays "
                     "and leave inputs as they were.")
 
@@ -61,6 +63,8 @@ class Catalogue:
         self.mistakes = tuple(mistakes)
         self.functions = tuple(functions)
         self.chain = tuple(chain)  # the functions that call the ones listed before them, if any
+        self._made: dict = {}  # (reference, mistake id) -> (reference, its wrong functions)
+        self._kept: OrderedDict = OrderedDict()  # inputs -> _Runs, the most recent KEPT_INPUTS
         seen = set()
         for m in self.mistakes:
             if m.id in seen:
@@ -94,12 +98,19 @@ class Catalogue:
         """What to add to a failing chain function when some of the functions it calls fail too."""
         return public_checks.chain_hint(function, failing, self.functions, self.chain)
 
-    def _runs(self, reference, function: str, args):
-        """(mistake, what its each form did on these inputs): ("value", output) or ("raised", "Type: text")."""
+    def _forms(self, reference, mistake: Mistake) -> list:
+        """The mistake's wrong functions against this reference, made once (they are pure functions)."""
+        key = (id(reference), mistake.id)
+        if key not in self._made:
+            self._made[key] = (reference, mistake.forms(reference, self.functions))
+        return self._made[key][1]
+
+    def _each_run(self, reference, function: str, args):
+        """(mistake, ("value", output) or ("raised", "Type: text")) for each form of each mistake in turn."""
         for m in self.for_part(function):
             if m.mutates_input:
                 continue
-            for wrong in m.forms(reference, self.functions):
+            for wrong in self._forms(reference, m):
                 copies = [np.array(a, copy=True) for a in args]
                 try:
                     with np.errstate(all="ignore"):
@@ -107,13 +118,29 @@ class Catalogue:
                 except Exception as e:  # noqa: BLE001 - how the mistake fails is what is recorded
                     yield m, ("raised", f"{type(e).__name__}: {str(e)[:300]}")
 
-    def variants(self, reference, function: str, args) -> list[tuple[str, object]]:
-        """(message, wrong output) for every output-visible mistake of `function` on these inputs.
+    def _runs(self, reference, function: str, args) -> "_Runs":
+        """What each mistake did on these inputs, computed only as far as a caller reads, and kept for
+        inputs equal bit for bit (every student is judged on the same worked example)."""
+        arrays = [np.asarray(a, dtype=np.float64) for a in args]
+        key = (id(reference), function, *((a.shape, a.tobytes()) for a in arrays))
+        runs = self._kept.get(key)
+        if runs is None:
+            runs = self._kept[key] = _Runs(self._each_run(reference, function, [a.copy() for a in arrays]))
+            if len(self._kept) > KEPT_INPUTS:
+                self._kept.popitem(last=False)
+        else:
+            self._kept.move_to_end(key)
+        return runs
+
+    def variants(self, reference, function: str, args):
+        """(message, wrong output) for every output-visible mistake of `function` on these inputs, in
+        catalogue order; computed as they are read, so a caller that stops at a match runs no more.
+        Callers must not modify the outputs (they are kept for the next student).
 
         Mistakes that crash on these inputs (a shape that only fits square matrices, say) are in
         `crashes` instead.
         """
-        return [(m.message, what) for m, (kind, what) in self._runs(reference, function, args) if kind == "value"]
+        return ((m.message, what) for m, (kind, what) in self._runs(reference, function, args) if kind == "value")
 
     def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
         """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:
@@ -123,3 +150,23 @@ class Catalogue:
     def id_of(self, function: str, message: str) -> str | None:
         """The id of the mistake of `function` a feedback message names, if any."""
         return next((m.id for m in self.for_part(function) if message.startswith(m.message)), None)
+
+
+class _Runs:
+    """A sequence computed as it is read and kept: a second reader gets what the first computed, and
+    computes on from where the first stopped."""
+
+    def __init__(self, items):
+        self._items = iter(items)
+        self._done: list = []
+
+    def __iter__(self):
+        i = 0
+        while True:
+            if i == len(self._done):
+                try:
+                    self._done.append(next(self._items))
+                except StopIteration:
+                    return
+            yield self._done[i]
+            i += 1

@@ -8,6 +8,7 @@ force), so a killed batch completes to the same gradebook, and a changed input r
 """
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import multiprocessing.util
@@ -15,6 +16,7 @@ import os
 import platform
 import signal
 import sys
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from collections import defaultdict
@@ -29,7 +31,7 @@ from autograder.grading import handins, results, reuse
 from autograder.course import layout, roster as roster_mod
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
-from autograder.grading.suite_runner import GradingContext, run_suites
+from autograder.grading.suite_runner import GradingContext, collect, run_suites
 from autograder.grading.results import StudentResult, atomic_write
 from autograder.sandbox import isolation
 from autograder.sandbox.host import Sandbox, layers, missing_text
@@ -94,22 +96,33 @@ def extra_tests_for(course: Course, assignment: Assignment, content):
                                           content.reference, master=master)
 
 
-def make_context(course: Course, assignment: Assignment, sandbox: Sandbox) -> GradingContext:
-    """The trusted state one grading process keeps for all its chunks."""
+def make_context(course: Course, assignment: Assignment, sandbox: Sandbox | None) -> GradingContext:
+    """The trusted state one grading process keeps for all its chunks (its sandbox may come later)."""
     content = loader.load(course, assignment)
     return GradingContext(course, assignment, content, sandbox, extra_tests_for(course, assignment, content))
 
 
-def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tuple[list[str], list[str]]:
-    """Grade one chunk in this (trusted) process; returns (students done, grader errors)."""
-    done = []
+def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=None):
+    """Grade one chunk in this (trusted) process; returns (students done, grader errors, their shares).
+
+    With `shares` (an outputs.PerStudent), each student's share of the run's outputs (their feedback
+    page, gradebook row and brief) is done here too, from the result as written, for students with a
+    single hand-in (of several, the one that counts is chosen once all are graded)."""
+    done, done_shares = [], {}
 
     def on_result(result: StudentResult) -> None:
-        results.write(result, out)
+        path = results.write(result, out)
         done.append(result.student)
+        if shares is not None and not result.extra.get("handin"):
+            done_shares[result.student] = shares(results.read(path))
 
     errors = run_suites(ctx, chunk, on_result)
-    return done, errors
+    return done, errors, done_shares
+
+
+def _shares(course: Course, assignment: Assignment, out: Path, pages: bool):
+    from autograder.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
+    return outputs.PerStudent(course, assignment, out, pages=pages)
 
 
 # -- the local executor: one grading process per job --------------------------------------------
@@ -117,36 +130,52 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path) -> tupl
 _worker: dict = {}
 
 
-def _init_worker(course: Course, assignment_id: str, parent: int) -> None:
+def _init_worker(parent: int, course: Course, assignment_id: str, out: Path, pages: bool) -> None:
     # A grading process ends with the run, however the run ends (SIGKILL included); so do its zygote
     # (which dies with it) and everything that zygote started.
     isolation.die_with_parent(signal.SIGKILL, parent=parent)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    assignment = course.assignment(assignment_id)
-    sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot of this machine until it closes
+    sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
-    _worker["ctx"] = make_context(course, assignment, sandbox)
+    if "ctx" not in _worker:  # a fresh interpreter (not forked): load what a forked one inherits
+        assignment = course.assignment(assignment_id)
+        _worker["ctx"] = make_context(course, assignment, None)
+        _worker["shares"] = _shares(course, assignment, out, pages)
+    _worker["ctx"].sandbox = sandbox
 
 
 def _grade_in_worker(chunk: list[Submission], out: Path):
-    return grade_chunk(_worker["ctx"], chunk, out)
+    return grade_chunk(_worker["ctx"], chunk, out, _worker["shares"])
 
 
-def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int):
-    """Yield (students done, errors) per chunk as grading processes finish them."""
+def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int, *, pages: bool = True):
+    """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them."""
     if jobs <= 1:
-        with Sandbox(course.limits, packages=course.packages) as sandbox:
+        with Sandbox(course.limits, packages=course.packages) as sandbox:  # its zygote starts meanwhile
             ctx = make_context(course, assignment, sandbox)
+            shares = _shares(course, assignment, out, pages)
             for chunk in chunks:
-                yield grade_chunk(ctx, chunk, out)
+                yield grade_chunk(ctx, chunk, out, shares)
         return
-    mp = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                             initargs=(course, assignment.id, os.getpid())) as pool:
-        futures = [pool.submit(_grade_in_worker, chunk, out) for chunk in chunks]
-        for future in as_completed(futures):
-            yield future.result()
+    # Forked from this process once it holds what every grading process needs (the content, the
+    # collected suites, the quiz), they start in milliseconds with nothing to load; each then starts its
+    # own sandbox, whose zygote is a fresh interpreter as ever. With other threads running here (a
+    # fork copies none of them, nor what they were in the middle of), each starts afresh instead.
+    fork = threading.active_count() == 1
+    if fork:
+        _worker["ctx"] = make_context(course, assignment, None)
+        collect(_worker["ctx"])
+        _worker["shares"] = _shares(course, assignment, out, pages)
+    mp = multiprocessing.get_context("fork" if fork else "spawn")
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
+                                 initargs=(os.getpid(), course, assignment.id, out, pages)) as pool:
+            futures = [pool.submit(_grade_in_worker, chunk, out) for chunk in chunks]
+            for future in as_completed(futures):
+                yield future.result()
+    finally:
+        _worker.clear()
 
 
 # -- the batch ----------------------------------------------------------------------------------
@@ -253,12 +282,15 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     bar = None
     if progress and todo:
         from tqdm import tqdm  # noqa: PLC0415 - only interactive runs draw a bar
+        tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
         bar = tqdm(total=len(todo), unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
-    run = executor or run_local
+    run = executor or functools.partial(run_local, pages=pages)
+    shares: dict = {}  # student -> their share of the outputs, done by the process that graded them
     try:
-        for done, errors in run(course, a, _chunks(todo, jobs), out, jobs):
+        for done, errors, *done_shares in run(course, a, _chunks(todo, jobs), out, jobs):
             summary.graded += len(done)
             summary.errors += errors
+            shares.update(*done_shares)
             if bar:
                 bar.update(len(done))
     finally:
@@ -272,5 +304,5 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     summary.seconds = time.monotonic() - started
     atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
     from autograder.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
-    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages, roster=roster)
+    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages, roster=roster, done=shares)
     return summary

@@ -37,9 +37,14 @@ def fmt(x: float) -> str:
 def row(assignment, result: StudentResult, *, on_roster: bool = True) -> list[str]:
     submitted = result.extra.get("submitted_at") or ""
     credit = deadlines.credit(assignment, result.student, submitted or None)
-    status = result.status + ("" if on_roster else NOT_ON_ROSTER)
-    return [result.student, *(fmt(result.part_score(c)) for c in columns(assignment)), fmt(result.total),
-            submitted, fmt(credit), fmt(deadlines.final(result.total, credit)), status]
+    out = [result.student, *(fmt(result.part_score(c)) for c in columns(assignment)), fmt(result.total),
+           submitted, fmt(credit), fmt(deadlines.final(result.total, credit)), result.status]
+    return out if on_roster else off_roster(out)
+
+
+def off_roster(row: list[str]) -> list[str]:
+    """The row of a student graded but not on the roster: its status says so."""
+    return [*row[:-1], row[-1] + NOT_ON_ROSTER]
 
 
 def missing_row(assignment, student: str) -> list[str]:

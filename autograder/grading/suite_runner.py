@@ -185,7 +185,7 @@ class SuiteRun:
     def _expect(self, call, recorded: dict, shared: dict, kind=Expect) -> Expect:
         course = self.ctx.course
         return kind(call, self.ctx.content, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
-                      show_inputs=course.feedback.show_case_inputs, recorded=recorded, shared=shared)
+                    show_inputs=course.feedback.show_case_inputs, recorded=recorded, shared=shared, expected=self.memo)
 
     def _run_test(self, run: _StudentRun, test: SuiteTest) -> TestResult:
         visibility = self.ctx.course.feedback.visibility

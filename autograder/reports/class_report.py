@@ -120,16 +120,21 @@ def terminal_summary(course, assignment, out: Path, students: list[str], briefs:
 # ---------------------------------------------------------------------------------------------
 # Reading what grading wrote.
 
+def read_result(out: Path, student: str) -> StudentResult:
+    """A student's full result from out/results/; a QkvError when it is missing or unreadable."""
+    path = results.path_for(out, student)
+    try:
+        return results.read(path)
+    except FileNotFoundError:
+        raise QkvError(f"{path}: no result for student '{student}'") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise QkvError(f"{path}: not a readable result ({type(e).__name__}: {e})") from None
+
+
 def each_result(out: Path, students: list[str]):
     """Each student's full result from out/results/, sorted by student, one at a time."""
     for student in sorted(students):
-        path = results.path_for(out, student)
-        try:
-            yield results.read(path)
-        except FileNotFoundError:
-            raise QkvError(f"{path}: no result for student '{student}'") from None
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise QkvError(f"{path}: not a readable result ({type(e).__name__}: {e})") from None
+        yield read_result(out, student)
 
 
 def load(out: Path, students: list[str]) -> list[Brief]:

@@ -6,8 +6,8 @@ give the same bytes. Pages embed them as data: URIs, so they open offline.
 from __future__ import annotations
 
 import base64
+import html
 from functools import lru_cache
-from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -17,6 +17,11 @@ BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#217
 NOT_FINITE = "#d0d0d0"
 FONT = 'font-family="DejaVu Sans, Verdana, sans-serif"'
 CELL_W, CELL_H = 56, 36
+
+
+def _text(value) -> str:
+    """Text for an SVG element: &, < and > escaped (quotes need none outside attributes)."""
+    return html.escape(str(value), quote=False)
 
 
 def data_uri(svg: bytes) -> str:
@@ -54,17 +59,17 @@ def _matrix_svg(values, rows, cols, title, outline, sums, xlabel, ylabel) -> byt
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" {FONT} font-size="13">',
            f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-           f'<text x="{left}" y="18" font-size="14">{escape(str(title))}</text>']
+           f'<text x="{left}" y="18" font-size="14">{_text(title)}</text>']
     if xlabel:
-        out.append(f'<text x="{left + CELL_W * n_cols / 2:g}" y="{30 + 12}" text-anchor="middle">{escape(xlabel)}</text>')
+        out.append(f'<text x="{left + CELL_W * n_cols / 2:g}" y="{30 + 12}" text-anchor="middle">{_text(xlabel)}</text>')
     for j, label in enumerate(cols):
-        out.append(f'<text x="{left + CELL_W * (j + 0.5):g}" y="{top - 6}" text-anchor="middle">{escape(str(label))}</text>')
+        out.append(f'<text x="{left + CELL_W * (j + 0.5):g}" y="{top - 6}" text-anchor="middle">{_text(label)}</text>')
     if ylabel:
         mid = top + CELL_H * n_rows / 2
-        out.append(f'<text transform="translate(14 {mid:g}) rotate(-90)" text-anchor="middle">{escape(ylabel)}</text>')
+        out.append(f'<text transform="translate(14 {mid:g}) rotate(-90)" text-anchor="middle">{_text(ylabel)}</text>')
     for i, row in enumerate(values):
         y = top + CELL_H * i
-        out.append(f'<text x="{left - 6}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end">{escape(str(rows[i]))}</text>')
+        out.append(f'<text x="{left - 6}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end">{_text(rows[i])}</text>')
         for j, v in enumerate(row):
             x = left + CELL_W * j
             finite = bool(np.isfinite(v))
@@ -103,7 +108,7 @@ def _frame(width, height, left, top, plot_w, plot_h, title) -> list[str]:
     return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" {FONT} font-size="12">',
             f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-            f'<text x="{left}" y="20" font-size="14">{escape(str(title))}</text>',
+            f'<text x="{left}" y="20" font-size="14">{_text(title)}</text>',
             f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#444444"/>',
             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#444444"/>']
 
@@ -165,9 +170,9 @@ def curve_svg(values, *, title: str, xlabel: str = "", ylabel: str = "", log: bo
         out.append(f'<text x="{left}" y="{top + plot_h + 16}" text-anchor="middle">0</text>'
                    f'<text x="{left + plot_w}" y="{top + plot_h + 16}" text-anchor="middle">{(y.size - 1) * every}</text>')
     if xlabel:
-        out.append(f'<text x="{left + plot_w / 2:g}" y="{top + plot_h + 38}" text-anchor="middle">{escape(xlabel)}</text>')
+        out.append(f'<text x="{left + plot_w / 2:g}" y="{top + plot_h + 38}" text-anchor="middle">{_text(xlabel)}</text>')
     if ylabel:
         out.append(f'<text transform="translate(14 {top + plot_h / 2:g}) rotate(-90)" text-anchor="middle">'
-                   f'{escape(ylabel)}{" (log scale)" if log else ""}</text>')
+                   f'{_text(ylabel)}{" (log scale)" if log else ""}</text>')
     out.append("</svg>")
     return "".join(out).encode("utf-8")

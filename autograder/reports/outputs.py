@@ -16,32 +16,52 @@ from autograder.grading.results import atomic_write
 from autograder.reports import class_report, feedback
 
 
+class PerStudent:
+    """One student's share of the outputs: the overrides applied to their result, their feedback page
+    written (with pages), and the gradebook row and brief the class-wide files need. Built once per
+    process, so a grading process can do this for each student it grades while the run goes on."""
+
+    def __init__(self, course, assignment, out: Path, *, pages: bool = True):
+        self.course, self.assignment, self.out, self.pages = course, assignment, Path(out), pages
+        self.content = loader.load(course, assignment) if pages else None
+        self.adjust = overrides_mod.load(course, assignment)
+
+    def __call__(self, result) -> tuple[list[str], class_report.Brief]:
+        """(gradebook row as for a student on the roster, brief) of one result as grading wrote it."""
+        course, assignment = self.course, self.assignment
+        result = overrides_mod.apply(result, self.adjust, assignment)
+        if self.pages:
+            section = self.content.feedback_section(result.recorded, course.tolerance)
+            atomic_write(self.out / layout.FEEDBACK_DIR / f"{result.student}.html",
+                         feedback.render(course, assignment, result, section))
+        return gradebook.row(assignment, result), class_report.Brief.of(result, assignment)
+
+
 def write(course, assignment, out: Path, students: list[str], *, pages: bool = True,
-          roster=None) -> list[class_report.Brief]:
+          roster=None, done: dict | None = None) -> list[class_report.Brief]:
     """Read each student's result once; write gradebook.csv, and with `pages` the feedback pages and
     report.html (run.json, which the report shows, must be written before). Returns the briefs.
 
     Args:
         roster: the course's roster (course.roster.Roster) or None: its students without a result
             get a `missing` row; students not on it are marked in the gradebook and the report.
+        done: student -> what PerStudent gave, for students whose share is already done (by the
+            grading process that graded them, with the same overrides and pages): not read again.
     """
     out = Path(out)
-    content = loader.load(course, assignment) if pages else None
-    adjust = overrides_mod.load(course, assignment)
+    done = done or {}
+    per_student = PerStudent(course, assignment, out, pages=pages)
     listed = set(roster.ids) if roster is not None else None
     rows, briefs = [], []
-    for result in class_report.each_result(out, students):
-        result = overrides_mod.apply(result, adjust, assignment)
-        rows.append(gradebook.row(assignment, result, on_roster=listed is None or result.student in listed))
-        briefs.append(class_report.Brief.of(result, assignment))
-        if pages:
-            section = content.feedback_section(result.recorded, course.tolerance)
-            atomic_write(out / layout.FEEDBACK_DIR / f"{result.student}.html",
-                         feedback.render(course, assignment, result, section))
+    for student in sorted(students):
+        row, brief = done[student] if student in done else per_student(class_report.read_result(out, student))
+        rows.append(row if listed is None or student in listed else gradebook.off_roster(row))
+        briefs.append(brief)
     missing = sorted(listed - set(students)) if listed is not None else []
     rows += [gradebook.missing_row(assignment, student) for student in missing]
     atomic_write(out / layout.GRADEBOOK_FILE, gradebook.text(assignment, rows))
     if pages:
+        adjust = per_student.adjust
         roll = class_report.Roll(missing=tuple(missing),
                                  unexpected=tuple(sorted(set(students) - listed)) if listed is not None else (),
                                  unused_overrides=tuple(o for o in adjust if o.student not in set(students)))

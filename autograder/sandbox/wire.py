@@ -81,16 +81,16 @@ def pack(header: dict, arrays=()) -> bytes:
     return LENGTH.pack(len(head)) + head + payload
 
 
-def _nesting(text: str) -> int:
+# +1 for an opening bracket, -1 for a closing one, 0 for any other byte (UTF-8 never uses these
+# bytes inside a multi-byte character, so bytes count as the characters they spell).
+_BRACKET_STEP = np.zeros(256, dtype=np.int64)
+_BRACKET_STEP[[ord("["), ord("{")]] = 1
+_BRACKET_STEP[[ord("]"), ord("}")]] = -1
+
+
+def _nesting(head: bytes) -> int:
     """How deeply brackets nest in a JSON text (an upper bound: brackets inside strings count too)."""
-    depth = deepest = 0
-    for c in text:
-        if c in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif c in "]}":
-            depth -= 1
-    return deepest
+    return int(np.cumsum(_BRACKET_STEP[np.frombuffer(head, dtype=np.uint8)]).max(initial=0))
 
 
 def parse_header(head: bytes) -> dict:
@@ -99,7 +99,7 @@ def parse_header(head: bytes) -> dict:
         raise WireError("header too large")
     try:
         text = head.decode("utf-8")
-        if _nesting(text) > MAX_DEPTH:
+        if _nesting(head) > MAX_DEPTH:
             raise WireError("header nests too deeply")
         header = json.loads(text, parse_constant=_no_constant)
     except WireError:

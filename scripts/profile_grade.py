@@ -1,0 +1,121 @@
+"""Where the time of one grading process goes: `qkv grade --jobs 1` on a synthetic class, with timers.
+
+Grades N synthetic submissions (honest variants and catalogued mistakes, as `make bench` does) in
+this process, pages on, with a timer around each stage of a student's grading. Each stage's own
+time excludes the stages timed inside it. Also prints the CPU time of this process and of the
+sandbox (the zygote and every child it forked), per student.
+
+    python scripts/profile_grade.py [--size 240] [--assignment attention]
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import resource
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+_own: dict = defaultdict(float)
+_calls: dict = defaultdict(int)
+_stack: list = []
+
+
+def timed(owner, name: str, label: str) -> None:
+    """Wrap owner.name so its time (less that of timed calls inside it) counts under label."""
+    fn = getattr(owner, name)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        _stack.append(0.0)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            inner = _stack.pop()
+            spent = time.perf_counter() - started
+            _own[label] += spent - inner
+            _calls[label] += 1
+            if _stack:
+                _stack[-1] += spent
+    setattr(owner, name, wrapper)
+
+
+def instrument() -> None:
+    from autograder.grading import batch, calls, results, suite_runner, submissions  # noqa: PLC0415
+    from autograder.reports import feedback, outputs  # noqa: PLC0415
+    from autograder.sandbox import host, session  # noqa: PLC0415
+
+    timed(suite_runner.SuiteRun, "grade", "other (per student)")
+    timed(suite_runner.SuiteRun, "_plan", "plan: the tests with the reference's answers")
+    timed(suite_runner.SuiteRun, "_run_test", "judge: the tests with the student's answers")
+    timed(suite_runner.SuiteRun, "_finish", "finish: hints, result")
+    timed(suite_runner, "with_files", "read the submission")
+    timed(suite_runner, "collect", "collect the suites")
+    timed(batch, "make_context", "load content, quiz master")
+    timed(host.Sandbox, "open", "sandbox: spawn a child")
+    timed(session.Session, "_load", "sandbox: wait for the load")
+    timed(session.Session, "call_many", "sandbox: the batch of calls")
+    timed(session.Session, "close", "sandbox: close")
+    timed(calls.StudentCalls, "close_session", "sandbox: close")
+    timed(results, "write", "write results JSON")
+    timed(outputs, "write", "outputs: gradebook, report")
+    timed(feedback, "render", "outputs: feedback pages")
+    timed(batch, "_plan", "run: what to regrade")
+    timed(batch, "_discover", "run: discover submissions")
+    quiz = batch.extra_tests_for
+
+    def extra_tests_for(*args):
+        grade_quiz = quiz(*args)
+        if grade_quiz is None:
+            return None
+        holder = type("Quiz", (), {"grade": staticmethod(grade_quiz)})
+        timed(holder, "grade", "finish: the quiz")
+        return holder.grade
+    batch.extra_tests_for = extra_tests_for
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=240)
+    parser.add_argument("--assignment", default="attention")
+    args = parser.parse_args()
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    from autograder.content import loader  # noqa: PLC0415
+    from autograder.course.config import load_course  # noqa: PLC0415
+    from autograder.grading import batch, synthetic  # noqa: PLC0415
+
+    course = load_course(ROOT / "course.yaml")
+    content = loader.load(course, course.assignment(args.assignment))
+    kinds = [k for k in synthetic.class_sources(content) if not k.startswith("broken_endless")]
+    with tempfile.TemporaryDirectory(prefix="qkv-profile-") as tmp:
+        subs, out = Path(tmp) / "subs", Path(tmp) / "out"
+        synthetic.write_class(content, subs, args.size, kinds=kinds)
+        instrument()
+        cpu0, kids0 = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        started = time.perf_counter()
+        batch.grade(course, subs, assignment=args.assignment, out=out, jobs=1, progress=False)
+        wall = time.perf_counter() - started
+        cpu1, kids1 = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    n = args.size
+    timed_total = sum(_own.values())
+    print(f"one grading process, {n} students of '{args.assignment}', pages on: {wall:.2f} s, "
+          f"{wall / n * 1000:.2f} ms per student (wall)")
+    for label, seconds in sorted(_own.items(), key=lambda kv: -kv[1]):
+        print(f"  {label:<46} {seconds / n * 1000:6.2f} ms per student ({_calls[label]} calls)")
+    print(f"  {'untimed (start-up, imports, the run around)':<46} {(wall - timed_total) / n * 1000:6.2f} ms per student")
+    own = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
+    kids_user, kids_sys = kids1.ru_utime - kids0.ru_utime, kids1.ru_stime - kids0.ru_stime
+    print(f"CPU per student: this process {own / n * 1000:.2f} ms; the sandbox (zygote and children) "
+          f"{kids_user / n * 1000:.2f} ms user + {kids_sys / n * 1000:.2f} ms system, "
+          f"{(kids1.ru_minflt - kids0.ru_minflt) / n:.0f} minor page faults")
+
+
+if __name__ == "__main__":
+    main()
