@@ -4,14 +4,18 @@ A grading run needs, of each suite test, its function, its markers (`part`, `wei
 values it asks for. For suites that use nothing more (no parametrize or other markers, no
 fixtures, hooks or conftest, no test classes), this reads them straight from the imported modules,
 in pytest's order and with its node ids; anything else returns None and pytest collects as usual.
-The suite modules still import pytest themselves; what this saves is pytest's configuration,
-plugins and session, which cost more than grading one student.
+What this saves is pytest's configuration, plugins and session, which cost more than grading one
+student, and, unless something already imported it, pytest itself: the suites are imported with a
+stand-in for `pytest` whose `mark` records marks as pytest's does, and which hands anything else a
+suite asks of it (`pytest.raises`, `pytest.fixture`, ...) to the real pytest, imported then.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import sys
+import types
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
@@ -40,13 +44,64 @@ def plain_items(root: Path, files: list[str], fixtures: set[str]):
     if any((Path(f).parent / "conftest.py").exists() for f in files) or (Path(root) / "conftest.py").exists():
         return None
     items = []
-    for file in files:
-        module = _import(Path(file))
-        found = _module_items(module, Path(file).relative_to(root).as_posix(), fixtures)
-        if found is None:
-            return None
-        items += found
+    with _pytest_marks():
+        for file in files:
+            module = _import(Path(file))
+            found = _module_items(module, Path(file).relative_to(root).as_posix(), fixtures)
+            if found is None:
+                return None
+            items += found
     return items
+
+
+class _MarkDecorator:
+    """`pytest.mark.<name>(*args)`: applied to a function, it appends the mark to the function's
+    `pytestmark` list, as pytest does; read by _marks_of through `name` and `args`."""
+
+    def __init__(self, name: str, args: tuple = (), kwargs: dict | None = None):
+        self.name, self.args, self.kwargs = name, args, kwargs or {}
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and (inspect.isfunction(args[0]) or inspect.isclass(args[0])):
+            args[0].pytestmark = [*getattr(args[0], "pytestmark", []), self]
+            return args[0]
+        return _MarkDecorator(self.name, self.args + args, {**self.kwargs, **kwargs})
+
+
+class _MarkGenerator:
+    def __getattr__(self, name: str) -> _MarkDecorator:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _MarkDecorator(name)
+
+
+def _stand_in() -> types.ModuleType:
+    module = types.ModuleType("pytest", "pytest's marks; anything else comes from pytest itself")
+    module.mark = _MarkGenerator()
+
+    def real(name: str):
+        if name.startswith("__"):  # what importlib and inspect probe modules for
+            raise AttributeError(name)
+        if sys.modules.get("pytest") is module:
+            del sys.modules["pytest"]
+        import pytest  # noqa: PLC0415 - the real one, once a suite asks for more than marks
+        return getattr(pytest, name)
+    module.__getattr__ = real
+    return module
+
+
+@contextlib.contextmanager
+def _pytest_marks():
+    """While the suites are imported, `import pytest` gives the stand-in, unless pytest is loaded."""
+    if "pytest" in sys.modules:
+        yield
+        return
+    stand_in = sys.modules["pytest"] = _stand_in()
+    try:
+        yield
+    finally:
+        if sys.modules.get("pytest") is stand_in:
+            del sys.modules["pytest"]
 
 
 def _import(path: Path):
@@ -77,6 +132,8 @@ def _module_items(module, relpath: str, fixtures: set[str]):
         return None
     items = []
     for name, obj in vars(module).items():
+        if inspect.ismodule(obj):  # what the suite imported (pytest, numpy, ...)
+            continue
         if (name.startswith("pytest_") or hasattr(obj, "_pytestfixturefunction")
                 or type(obj).__name__ == "FixtureFunctionDefinition"):
             return None  # a hook or a fixture
