@@ -11,6 +11,7 @@ $(BIN)/python:
 
 $(VENV)/.base: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
+	$(BIN)/python -m compileall -q autograder solutions  # as pip does for an installed package
 	touch $@
 
 $(VENV)/.test: $(VENV)/.base

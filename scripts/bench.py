@@ -13,6 +13,7 @@ machine). Then the same four notebooks go through nbgrader's `autograde` and thr
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -91,6 +92,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--no-nbgrader", action="store_true", help="skip the side-by-side with nbgrader")
     args = parser.parse_args()
+    # Bytecode for the kit and its content, as an installed package has (pip compiles at install): where
+    # PYTHONDONTWRITEBYTECODE is set, nothing would be cached and every run would compile them anew.
+    compileall.compile_dir(ROOT / "autograder", quiet=1)
+    compileall.compile_dir(ROOT / "solutions", quiet=1)
     from autograder.content import loader  # noqa: PLC0415
     from autograder.course.config import load_course  # noqa: PLC0415
     from autograder.grading import synthetic  # noqa: PLC0415

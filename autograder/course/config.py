@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import types
@@ -166,8 +167,19 @@ def _describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _fields(cls):
-    return [f for f in dataclasses.fields(cls) if not f.metadata.get("internal")]
+def _fields(cls_or_obj):
+    return _class_fields(cls_or_obj if isinstance(cls_or_obj, type) else type(cls_or_obj))
+
+
+@functools.lru_cache(maxsize=None)
+def _class_fields(cls):
+    return tuple(f for f in dataclasses.fields(cls) if not f.metadata.get("internal"))
+
+
+@functools.lru_cache(maxsize=None)
+def _hints(cls) -> dict:
+    """The field types of a config class (typing resolves them slowly: once per class)."""
+    return typing.get_type_hints(cls)
 
 
 def _convert(tp, value, where: str):
@@ -217,7 +229,7 @@ def _join(where: str, key) -> str:
 def _build(cls, data, where: str):
     if not isinstance(data, dict):
         raise QkvError(f"{where.rstrip(':')}: expected a mapping, got {_describe(data)}")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     known = {f.name: f for f in _fields(cls)}
     for key in data:
         if key not in known:

@@ -8,6 +8,7 @@ force), so a killed batch completes to the same gradebook, and a changed input r
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import multiprocessing
@@ -149,11 +150,14 @@ def _grade_in_worker(chunk: list[Submission], out: Path):
     return grade_chunk(_worker["ctx"], chunk, out, _worker["shares"])
 
 
-def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int, *, pages: bool = True):
-    """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them."""
+def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int, *, pages: bool = True,
+              sandbox: Sandbox | None = None):
+    """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them.
+
+    With one job, grading is done in this process, with `sandbox` if given (the caller closes it)."""
     if jobs <= 1:
-        with Sandbox(course.limits, packages=course.packages) as sandbox:  # its zygote starts meanwhile
-            ctx = make_context(course, assignment, sandbox)
+        with contextlib.nullcontext(sandbox) if sandbox else Sandbox(course.limits, packages=course.packages) as box:
+            ctx = make_context(course, assignment, box)
             shares = _shares(course, assignment, out, pages)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out, shares)
@@ -249,13 +253,37 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     a = course.assignment(assignment)
     out, submissions = Path(out), Path(submissions)
     check_options(submissions, out, jobs, a.id)
-    loader.load(course, a)  # a part function the reference lacks, or broken content, stops the run here
-    roster = roster_mod.load(course)
     found = layers()
     if found.missing and not weak_sandbox and executor is None:
         raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
                        "Grade on a machine that has them, or pass --weak-sandbox to accept it")
     subs, skipped = _discover(submissions, a)
+    sandbox = _early_sandbox(course, jobs, len(subs)) if executor is None else None
+    try:
+        return _grade_found(course, a, out, subs, skipped, found, jobs=jobs, force=force, progress=progress,
+                            pages=pages, executor=executor, sandbox=sandbox, started=started)
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+
+
+def _default_jobs(students: int) -> int:
+    """All cores, but a grading process pays for its start-up only with enough students to share."""
+    return min(os.cpu_count() or 1, -(-students // STUDENTS_PER_PROCESS))
+
+
+def _early_sandbox(course: Course, jobs: int | None, found: int) -> Sandbox | None:
+    """For a run this process grades alone (one job), its sandbox, started now: the zygote warms up
+    while the content, the earlier results and the quiz are read. None for a run with more jobs."""
+    if (jobs if jobs is not None else _default_jobs(found)) > 1:
+        return None
+    return Sandbox(course.limits, packages=course.packages)
+
+
+def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found, *, jobs, force, progress, pages,
+                 executor, sandbox, started) -> Summary:
+    loader.load(course, a)  # a part function the reference lacks, or broken content, stops the run here
+    roster = roster_mod.load(course)
     students = list(dict.fromkeys(s.student for s in subs))
     summary = Summary(skipped=skipped, students=students, isolation=found.describe(),
                       weak_sandbox=found.missing if executor is None else [])
@@ -271,9 +299,7 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
     summary.regraded = {k: regraded[k] for k in reuse.REASONS if k in regraded}
     summary.reused = len(planned) - len(todo)
     if jobs is None:
-        jobs = os.cpu_count() or 1
-        if executor is None:  # a grading process pays for its start-up only with enough students to share
-            jobs = min(jobs, -(-len(todo) // STUDENTS_PER_PROCESS))
+        jobs = _default_jobs(len(todo)) if executor is None else os.cpu_count() or 1
     jobs = max(1, min(jobs, len(todo) or 1))
     results_dir = out / results.RESULTS_DIR
     results_dir.mkdir(parents=True, exist_ok=True)
@@ -284,7 +310,7 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
         from tqdm import tqdm  # noqa: PLC0415 - only interactive runs draw a bar
         tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
         bar = tqdm(total=len(todo), unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
-    run = executor or functools.partial(run_local, pages=pages)
+    run = executor or functools.partial(run_local, pages=pages, sandbox=sandbox)
     shares: dict = {}  # student -> their share of the outputs, done by the process that graded them
     try:
         for done, errors, *done_shares in run(course, a, _chunks(todo, jobs), out, jobs):
