@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-_own: dict = defaultdict(float)
+_own: dict = defaultdict(lambda: [0.0, 0.0])  # label -> [wall, CPU of this process], less inner timed calls
 _calls: dict = defaultdict(int)
 _stack: list = []
 
@@ -33,17 +33,18 @@ def timed(owner, name: str, label: str) -> None:
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        started = time.perf_counter()
-        _stack.append(0.0)
+        started = (time.perf_counter(), time.process_time())
+        _stack.append([0.0, 0.0])
         try:
             return fn(*args, **kwargs)
         finally:
             inner = _stack.pop()
-            spent = time.perf_counter() - started
-            _own[label] += spent - inner
+            spent = (time.perf_counter() - started[0], time.process_time() - started[1])
+            for k in (0, 1):
+                _own[label][k] += spent[k] - inner[k]
+                if _stack:
+                    _stack[-1][k] += spent[k]
             _calls[label] += 1
-            if _stack:
-                _stack[-1] += spent
     setattr(owner, name, wrapper)
 
 
@@ -104,13 +105,15 @@ def main() -> None:
         wall = time.perf_counter() - started
         cpu1, kids1 = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     n = args.size
-    timed_total = sum(_own.values())
+    own = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
+    timed_wall, timed_cpu = (sum(v[k] for v in _own.values()) for k in (0, 1))
     print(f"one grading process, {n} students of '{args.assignment}', pages on: {wall:.2f} s, "
           f"{wall / n * 1000:.2f} ms per student (wall)")
-    for label, seconds in sorted(_own.items(), key=lambda kv: -kv[1]):
-        print(f"  {label:<46} {seconds / n * 1000:6.2f} ms per student ({_calls[label]} calls)")
-    print(f"  {'untimed (start-up, imports, the run around)':<46} {(wall - timed_total) / n * 1000:6.2f} ms per student")
-    own = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
+    print(f"  {'stage (ms per student)':<46} {'wall':>6} {'CPU':>6}")
+    for label, (seconds, cpu) in sorted(_own.items(), key=lambda kv: -kv[1][1]):
+        print(f"  {label:<46} {seconds / n * 1000:6.2f} {cpu / n * 1000:6.2f}  ({_calls[label]} calls)")
+    print(f"  {'untimed (the run around the students)':<46} {(wall - timed_wall) / n * 1000:6.2f} "
+          f"{(own - timed_cpu) / n * 1000:6.2f}")
     kids_user, kids_sys = kids1.ru_utime - kids0.ru_utime, kids1.ru_stime - kids0.ru_stime
     print(f"CPU per student: this process {own / n * 1000:.2f} ms; the sandbox (zygote and children) "
           f"{kids_user / n * 1000:.2f} ms user + {kids_sys / n * 1000:.2f} ms system, "

@@ -1,0 +1,37 @@
+"""A test whose every call returned exactly the reference's answer passes without running again: the
+grades and pages are those of running every test, for every kind of submission."""
+import numpy as np
+
+from autograder.grading import calls, synthetic
+from autograder.grading.batch import grade
+from course_content import CONTENT
+
+
+def test_passing_on_the_planning_run_changes_no_grade_and_no_page(tmp_path, course, monkeypatch):
+    subs = tmp_path / "subs"
+    synthetic.write_class(CONTENT, subs)  # one of each kind: honest, every catalogued mistake, broken
+    replayed = []
+    returned_as_planned = calls.StudentCalls.returned_as_planned
+
+    def counted(self, start, end):
+        replayed.append(returned_as_planned(self, start, end))
+        return replayed[-1]
+    monkeypatch.setattr(calls.StudentCalls, "returned_as_planned", counted)
+    grade(course, subs, assignment="attention", out=tmp_path / "replayed", jobs=1, progress=False)
+    monkeypatch.setattr(calls.StudentCalls, "returned_as_planned", lambda self, start, end: False)
+    grade(course, subs, assignment="attention", out=tmp_path / "run", jobs=1, progress=False)
+    assert any(replayed) and not all(replayed)
+    for folder in ("results", "feedback"):
+        names = sorted(p.name for p in (tmp_path / "run" / folder).iterdir())
+        assert names == sorted(p.name for p in (tmp_path / "replayed" / folder).iterdir())
+        for name in names:
+            assert (tmp_path / "run" / folder / name).read_bytes() == (tmp_path / "replayed" / folder / name).read_bytes()
+
+
+def test_identical_means_bit_for_bit_with_the_same_type():
+    a = np.array([[0.5, 1.0], [2.0, 3.0]])
+    assert calls.identical(a, a.copy()) and calls.identical((a, a), (a.copy(), a.copy()))
+    assert not calls.identical(np.array([0.0]), np.array([-0.0]))  # equal, but not the same bits
+    assert not calls.identical(a, a.astype(np.float32))
+    assert not calls.identical(a, a.T.copy()) and not calls.identical(a, a.reshape(4))
+    assert not calls.identical((a,), a) and not calls.identical([a], (a,)) and not calls.identical(1.0, 1.0)
