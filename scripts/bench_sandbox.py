@@ -35,7 +35,11 @@ def _usage():
 
 def lifetime(course, files: dict, cycles: int, calls: int) -> tuple:
     """(wall, own CPU, children's user, children's system, children's minor faults) of one Sandbox."""
-    x, w = np.random.default_rng(0).random((3, 4)), np.random.default_rng(1).random((4, 4))
+    rng = np.random.default_rng(0)
+    x, w, s = rng.random((3, 4)), rng.random((4, 4)), rng.random((3, 3))
+    mix = [("project", [x, w, w, w]), ("score", [x, x]), ("softmax", [s]), ("aggregate", [s, x]),
+           ("attend", [x, w, w, w])]  # every function of the reference, as a suite calls them
+    batch = [mix[i % len(mix)] for i in range(calls)]
     before = _usage()
     sandbox = Sandbox(course.limits, packages=course.packages)
     try:
@@ -45,7 +49,7 @@ def lifetime(course, files: dict, cycles: int, calls: int) -> tuple:
             if not session.load.ok:
                 raise SystemExit(f"the reference did not load: {session.load}")
             if calls:
-                session.call_many([("project", [x, w, w, w])] * calls, stream=False)
+                session.call_many(batch, stream=False)
             session.close(wait=False)
     finally:
         sandbox.close()
