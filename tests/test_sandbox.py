@@ -67,6 +67,21 @@ def test_the_repository_is_out_of_reach(sb):
     assert r.kind == "raised" and "Permission" in r.message
 
 
+def test_a_child_cannot_reach_the_folder_of_the_child_before_it(sb):
+    if not sb.layers.landlock:
+        pytest.skip("this machine has no Landlock")
+    first = session(sb, "def f(S):\n    return S\n")
+    try:
+        assert first.load.ok  # its folder stays until it is closed; the next child runs meanwhile
+        import os
+        secret = os.path.join(first.workdir, "attention.py")
+        with session(sb, f"def f(S):\n    return open({secret!r}).read()\n") as second:
+            r = second.call("f", [S])
+        assert r.kind == "raised" and "Permission" in r.message
+    finally:
+        first.close()
+
+
 def test_sandbox_cgroup_is_removed_on_close():
     box = Sandbox(Limits())
     paths = isolation.cgroup_paths(box.cgroup)

@@ -101,7 +101,6 @@ class Sandbox:
         self.slot = slot
         self.uid = isolation.SANDBOX_UID_BASE + slot if self.layers.uid_drop else None
         self.runtime = runtime_paths(self.packages)
-        self.package_dirs = [d for name in self.packages for d in imports.package_dirs(name)]
         self.cgroup = f"{os.getpid()}-{slot}"
         self._cgroup_procs = []
         if self.layers.cgroups:

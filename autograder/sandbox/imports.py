@@ -40,16 +40,24 @@ def package_dirs(name: str) -> list[str]:
     return [p for p in dict.fromkeys(paths + extra) if os.path.exists(p)]
 
 
+@functools.lru_cache(maxsize=4)
+def allowed_names(allowed: tuple[str, ...]) -> frozenset[str]:
+    """The standard library's top-level names and the allowed packages', built once (by the zygote:
+    a child building it would touch, and so copy, every page holding one of those names)."""
+    return frozenset(sys.stdlib_module_names) | frozenset(allowed)
+
+
 class Gate:
     """A meta-path finder that lets through only the standard library and the allowed packages."""
 
     def __init__(self, allowed: tuple[str, ...], own: tuple[str, ...] = ()):
         self.allowed = tuple(allowed)
-        self.names = set(sys.stdlib_module_names) | set(allowed) | set(own)
+        self.names = allowed_names(self.allowed)
+        self.own = frozenset(own)
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
-        if top in self.names:
+        if top in self.names or top in self.own:
             return None  # the ordinary finders look for it
         listed = ", ".join(self.allowed) if self.allowed else "only the standard library"
         raise NotAllowed(f"import of {top} is not allowed in this course (allowed: {listed})", name=top)

@@ -7,9 +7,11 @@ ignored for root (hence the drop to a per-slot uid), and Landlock applies to roo
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import select
 import signal
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,31 +67,72 @@ def landlock_restrict(read_only: list[str], read_write: list[str]) -> None:
     TCP bind/connect is denied too (ABI 4+), and so are signals and abstract sockets leaving the
     domain (ABI 6+).
     """
+    landlock_enforce(landlock_ruleset(read_only, read_write))
+
+
+_KEPT: dict[tuple, list] = {}  # read-only paths opened once, for landlock_ruleset(..., reuse=True)
+
+
+def landlock_ruleset(read_only: list[str], read_write: list[str], *, reuse: bool = False) -> int:
+    """A new ruleset for the paths of landlock_restrict, to enforce (landlock_enforce) or close.
+
+    With `reuse`, the read-only paths are opened once per process and kept: a zygote builds a
+    ruleset per child before forking it, from the same runtime paths every time.
+    """
+    all_fs, attr, size = _landlock_handled()
+    kept = _KEPT.get(tuple(read_only)) if reuse else None
+    if kept is None:
+        kept = _landlock_open(read_only, FS_READ)
+        if reuse:
+            _KEPT[tuple(read_only)] = kept
+    own = _landlock_open(read_write, all_fs)
+    try:
+        ruleset = _check(_libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
+                                       ctypes.c_uint32(0)), "landlock_create_ruleset")
+        try:
+            for fd, access in kept + own:
+                rule = _PathBeneathAttr(access, fd)
+                _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0), "landlock_add_rule")
+        except BaseException:
+            os.close(ruleset)
+            raise
+        return ruleset
+    finally:
+        for fd, _ in own if reuse else kept + own:
+            os.close(fd)
+
+
+def _landlock_open(paths: list[str], access: int) -> list[tuple[int, int]]:
+    """Each path that exists, opened (O_PATH) with the access its rule gives: [(fd, access), ...]."""
+    opened = []
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue  # a runtime path this machine does not have
+        is_dir = stat.S_ISDIR(os.fstat(fd).st_mode)
+        opened.append((fd, access if is_dir else access & ((1 << 0) | (1 << 1) | (1 << 2) | (1 << 14))))
+    return opened
+
+
+def landlock_enforce(ruleset: int) -> None:
+    """Confine this process (and its future children) to a ruleset, and close it."""
+    try:
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+        _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+@functools.lru_cache(maxsize=1)
+def _landlock_handled() -> tuple[int, _RulesetAttr, int]:
+    """What a ruleset handles on this kernel: (every fs access bit, the ruleset attribute, its size)."""
     abi = landlock_abi()
     if abi < 1:
         raise OSError("Landlock is not available")
     all_fs = (1 << _FS_BITS_BY_ABI.get(abi, 16)) - 1
     attr = _RulesetAttr(all_fs, 0b11 if abi >= 4 else 0, 0b11 if abi >= 6 else 0)
-    size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
-    ruleset = _check(_libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
-                                   ctypes.c_uint32(0)), "landlock_create_ruleset")
-    try:
-        for paths, access in ((read_only, FS_READ), (read_write, all_fs)):
-            for path in paths:
-                try:
-                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-                except OSError:
-                    continue  # a runtime path this machine does not have
-                try:
-                    is_dir = os.path.isdir(path)
-                    rule = _PathBeneathAttr(access if is_dir else access & ((1 << 0) | (1 << 1) | (1 << 2) | (1 << 14)), fd)
-                    _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0), f"landlock_add_rule {path}")
-                finally:
-                    os.close(fd)
-        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
-        _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
-    finally:
-        os.close(ruleset)
+    return all_fs, attr, ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
 
 
 def unshare_zygote() -> None:

@@ -95,18 +95,18 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
 
 @functools.lru_cache(maxsize=1)
 def compiled():
-    """The filter as the kernel takes it, and libc: built once (in the zygote, before it forks)."""
+    """The filter as the kernel takes it, and libc's prctl: built once (in the zygote, before it forks)."""
     prog = program()
     filters = (_Filter * len(prog))(*(_Filter(*ins) for ins in prog))
-    return _Program(len(prog), filters), filters, ctypes.CDLL(None, use_errno=True)
+    return _Program(len(prog), filters), filters, ctypes.CDLL(None, use_errno=True).prctl
 
 
 def install() -> None:
     """Load the filter into this process (and every process it will start); it cannot be removed."""
     if not supported():
         raise OSError(f"no seccomp table for {platform.machine()}")
-    fprog, _, libc = compiled()
+    fprog, _, prctl = compiled()
     for args in ((PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)):
-        if libc.prctl(*args) != 0:
+        if prctl(*args) != 0:
             err = ctypes.get_errno()
             raise OSError(err, f"prctl: {errno.errorcode.get(err, err)}")

@@ -124,7 +124,7 @@ class Session:
         layers = sandbox.layers
         spec = {"entry": entry, "workdir": self.workdir, "uid": sandbox.uid, "landlock": layers.landlock,
                 "namespaces": layers.namespaces, "seccomp": layers.seccomp, "runtime_paths": sandbox.runtime,
-                "packages": list(sandbox.packages), "package_dirs": sandbox.package_dirs,
+                "packages": list(sandbox.packages),
                 "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
         try:
             reply = sandbox._ask({"op": wire.Op.SPAWN, "spec": spec}, [req_r, rep_w, out_w])

@@ -9,6 +9,7 @@ before the call that uses it, nor any expected value.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -103,12 +104,14 @@ class Child:
                                ((64, 64), resource.RLIMIT_NOFILE),
                                ((limits["max_processes"],) * 2, resource.RLIMIT_NPROC)):
             resource.setrlimit(res, soft_hard)
-        with open("/proc/self/statm") as f:
-            in_use = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        statm = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            in_use = int(os.read(statm, 256).split()[0]) * PAGE_SIZE
+        finally:
+            os.close(statm)
         resource.setrlimit(resource.RLIMIT_AS, (in_use + limits["memory_mb"] * 2**20,) * 2)
-        opened = _OPENED  # by the zygote, before it forked
         if spec["landlock"]:
-            isolation.landlock_restrict(spec["runtime_paths"] + ["/dev/null", "/dev/urandom"], [spec["workdir"]])
+            isolation.landlock_enforce(spec["ruleset"])  # built by the zygote for this child (_ruleset)
         if spec["uid"] is not None:
             isolation.drop_privileges(spec["uid"])
         # After the uid drop, which clears the request; the zygote's pid says whether it already ended.
@@ -116,9 +119,8 @@ class Child:
         if spec["seccomp"]:
             seccomp.install()
         os.chdir(spec["workdir"])
-        os.environ.clear()
-        os.environ.update({"HOME": spec["workdir"], "OPENBLAS_NUM_THREADS": "1"})
-        imports.restrict(opened, tuple(spec["packages"]), own=(os.path.splitext(spec["entry"])[0],))
+        os.environ["HOME"] = spec["workdir"]  # the rest of CHILD_ENV, and nothing else, the zygote set
+        imports.restrict(_OPENED, tuple(spec["packages"]), own=(os.path.splitext(spec["entry"])[0],))
 
     def load(self) -> None:
         try:
@@ -219,7 +221,7 @@ def child_main(fds: list[int], spec: dict) -> None:
         os.dup2(null, 0)
         os.dup2(out, 1)
         os.dup2(out, 2)
-        keep = sorted({0, 1, 2, req, rep, *(int(alias.rsplit("/", 1)[1]) for alias in _OPENED.values())})
+        keep = sorted({0, 1, 2, req, rep, *_OPENED_FDS, *_own_fds(spec)})
         for low, high in zip(keep, keep[1:] + [65536]):
             os.closerange(low + 1, high)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -235,33 +237,58 @@ def child_main(fds: list[int], spec: dict) -> None:
         os._exit(code)
 
 
-# The folders a child imports through, opened once by the zygote (see imports.py): {path: alias}.
+# The folders a child imports through, opened once by the zygote (see imports.py): {path: alias},
+# and their descriptors, which a child keeps.
 _OPENED: dict[str, str] = {}
+_OPENED_FDS: list[int] = []
+# A child's whole environment (its HOME is its own folder): the zygote's, from the first spawn on.
+CHILD_ENV = {"HOME": "/", "OPENBLAS_NUM_THREADS": "1"}
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
-def _prepare(package_dirs: list[str]) -> None:
-    """What every child would otherwise do for itself after the fork, done once before the first."""
-    if not _OPENED:
-        _OPENED.update(imports.open_folders(imports.stdlib_dirs() + package_dirs))
-        imports.alias_packages(_OPENED)
-        if seccomp.supported():
-            seccomp.compiled()
-        sys.path_importer_cache.clear()  # a child clears it again: let it find (and free) nothing
-        gc.freeze()
+@functools.cache
+def _prepare(packages: tuple[str, ...]) -> None:
+    """What every child would otherwise do for itself after the fork, done once before the first.
+
+    A child writes to every page it touches, and each such page is copied for it: the less of the
+    zygote's state a child has to build or walk, the cheaper it is.
+    """
+    package_dirs = [d for name in packages for d in imports.package_dirs(name)]
+    _OPENED.update(imports.open_folders(imports.stdlib_dirs() + package_dirs))
+    _OPENED_FDS.extend(int(alias.rsplit("/", 1)[1]) for alias in _OPENED.values())
+    imports.alias_packages(_OPENED)
+    imports.allowed_names(packages)
+    if seccomp.supported():
+        seccomp.compiled()
+    os.environ.clear()
+    os.environ.update(CHILD_ENV)
+    sys.path_importer_cache.clear()  # a child clears it again: let it find (and free) nothing
+    gc.freeze()
+
+
+def _own_fds(spec: dict) -> tuple[int, ...]:
+    """The zygote's descriptors made for one child: its ruleset, when it has one."""
+    return () if spec["ruleset"] is None else (spec["ruleset"],)
 
 
 def _spawn(control: socket.socket, spec: dict, fds: list[int]) -> dict:
-    """Fork a child for one submission; a failed fork is reported, never fatal to the zygote."""
-    _prepare(spec["package_dirs"])
-    spec = {**spec, "zygote_pid": os.getpid()}
+    """Fork a child for one submission; a failure is reported, never fatal to the zygote."""
+    _prepare(tuple(spec["packages"]))
+    spec = {**spec, "zygote_pid": os.getpid(), "ruleset": None}
+    pid, step = None, "Landlock"
     try:
+        if spec["landlock"]:  # built here, the child only enforces it: a new one per child, as rules
+            # added to a ruleset after the fork would reach every process holding it
+            spec["ruleset"] = isolation.landlock_ruleset([*spec["runtime_paths"], "/dev/null", "/dev/urandom"],
+                                                         [spec["workdir"]], reuse=True)
+        step = "fork"
         pid = os.fork()
     except OSError as e:
-        pid, error = None, f"fork failed: {e.strerror}"
+        error = f"{step} failed: {e.strerror or e}"
     if pid == 0:
         control.close()
         child_main(fds, spec)
-    for fd in fds:
+    for fd in (*fds, *_own_fds(spec)):
         os.close(fd)
     return {"pid": pid} if pid else {"pid": None, "error": error}
 
@@ -298,7 +325,7 @@ def zygote(control: socket.socket, *, own_namespace: bool, packages=()) -> None:
     """
     np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
     np.random.random(4)
-    _prepare([d for name in packages for d in imports.package_dirs(name)])  # before the grader asks for a child
+    _prepare(tuple(packages))  # before the grader asks for a child
     gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
     isolation.set_child_subreaper()  # a submission's orphans become ours to reap, not init's
     while True:
