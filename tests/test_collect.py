@@ -63,6 +63,7 @@ def test_a_suite_that_asks_pytest_for_more_gets_the_real_one(tmp_path):
         from pytest import approx
 
         pytestmark = pytest.mark.part("double")
+        VERSION = pytest.__version__
 
 
         @pytest.mark.weight(3)

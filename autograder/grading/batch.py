@@ -218,7 +218,7 @@ def _discover(submissions: Path, a: Assignment) -> tuple[list[Submission], list[
 
 
 def _chunks(todo: list[Submission], jobs: int) -> list[list[Submission]]:
-    size = max(1, min(CHUNK, -(-len(todo) // (jobs * 4))))
+    size = max(1, min(CHUNK, -(-len(todo) // (jobs * 16))))
     return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 

@@ -80,7 +80,7 @@ def _stand_in() -> types.ModuleType:
     module.mark = _MarkGenerator()
 
     def real(name: str):
-        if name.startswith("__"):  # what importlib and inspect probe modules for
+        if name in ("__path__", "__file__"):  # what importlib and inspect probe modules for: none here
             raise AttributeError(name)
         if sys.modules.get("pytest") is module:
             del sys.modules["pytest"]

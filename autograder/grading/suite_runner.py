@@ -65,6 +65,7 @@ class _StudentRun:
     recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
     shared: dict = field(default_factory=dict)  # calls several checks share (Expect.call_shared)
     early: object = None  # a worker started before the tests were planned, until the first call takes it
+    rngs: dict = field(default_factory=dict)  # test name -> (its generator, the generator's seeded state)
     replays: list = field(default_factory=list)  # per test: (first planned call, end, what it recorded) or None
 
 
@@ -182,7 +183,7 @@ class SuiteRun:
         course = self.ctx.course
         provide = {
             "expect": lambda: expect,
-            "rng": lambda: seeds.rng_for(course.seed, self.ctx.assignment.id, run.sub.student, test.item.originalname),
+            "rng": lambda: self._rng(run, test),
             "fx": lambda: self.ctx.content.example,
             "ref": lambda: self.ctx.content.reference,
             "cases": lambda: self.ctx.content.cases,
@@ -191,6 +192,17 @@ class SuiteRun:
         params = dict(getattr(getattr(test.item, "callspec", None), "params", {}))
         return {name: params[name] if name in params else provide[name]()
                 for name in test.item._fixtureinfo.argnames}
+
+    def _rng(self, run: _StudentRun, test: SuiteTest):
+        """The student's generator for this test, as seeded: made once, and reset to its seeded state
+        for the judging pass (which must draw what the planning pass drew)."""
+        name = test.item.originalname
+        if name not in run.rngs:
+            rng = seeds.rng_for(self.ctx.course.seed, self.ctx.assignment.id, run.sub.student, name)
+            run.rngs[name] = (rng, rng.bit_generator.state)
+        rng, state = run.rngs[name]
+        rng.bit_generator.state = state
+        return rng
 
     def _expect(self, call, recorded: dict, shared: dict, kind=Expect) -> Expect:
         course = self.ctx.course

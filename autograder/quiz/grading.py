@@ -91,7 +91,8 @@ def variant(quiz: Quiz, course: Course, assignment: Assignment, student: str, re
     content = loader.load(course, assignment)
     posed = []
     for number, q in enumerate(quiz.questions, 1):
-        rng = seeds.rng_for(course.seed, assignment.id, student, f"quiz:{q.id}")
+        drawn = q.choices or any(isinstance(v, Draw) for v in (q.inputs or {}).values())
+        rng = seeds.rng_for(course.seed, assignment.id, student, f"quiz:{q.id}") if drawn else None
         values = {n: _draw(v, rng) if isinstance(v, Draw) else v for n, v in (q.inputs or {}).items()}
         shown = {n: format_numbers(values[n], v.decimals if isinstance(v, Draw) else None)
                  for n, v in (q.inputs or {}).items()}
