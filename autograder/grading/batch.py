@@ -11,15 +11,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import multiprocessing
-import multiprocessing.util
 import os
 import platform
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,7 +25,7 @@ import numpy as np
 
 from autograder import __version__
 from autograder.content import loader
-from autograder.grading import handins, results, reuse
+from autograder.grading import handins, processes, results, reuse
 from autograder.course import layout, roster as roster_mod
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
@@ -39,9 +36,6 @@ from autograder.sandbox.host import Sandbox, layers, missing_text
 from autograder.grading.submissions import Submission, answers_source, discover, submissions_root
 
 CHUNK = 50  # students per task handed to a grading process
-# A grading process costs about as much to start (an interpreter, the reference, the suites, a
-# sandbox) as grading this many students: fewer students per core are graded in fewer processes.
-STUDENTS_PER_PROCESS = 16
 
 
 @dataclass
@@ -138,6 +132,7 @@ def _init_worker(parent: int, course: Course, assignment_id: str, out: Path, pag
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
+    import multiprocessing.util  # noqa: PLC0415 - imported already in a grading process
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
     if "ctx" not in _worker:  # a fresh interpreter (not forked): load what a forked one inherits
         assignment = course.assignment(assignment_id)
@@ -166,6 +161,8 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     # collected suites, the quiz), they start in milliseconds with nothing to load; each then starts its
     # own sandbox, whose zygote is a fresh interpreter as ever. With other threads running here (a
     # fork copies none of them, nor what they were in the middle of), each starts afresh instead.
+    import multiprocessing  # noqa: PLC0415 - a run graded in this process alone needs none of it
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
     fork = threading.active_count() == 1
     if fork:
         _worker["ctx"] = make_context(course, assignment, None)
@@ -235,11 +232,11 @@ def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs:
 
 def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs: int | None = None,
           force: bool = False, progress: bool = True, pages: bool = True, executor=None,
-          weak_sandbox: bool = False) -> Summary:
+          weak_sandbox: bool = False, sandbox: Sandbox | None = None) -> Summary:
     """Grade every submission in `submissions` into `out`; returns what happened.
 
     Args:
-        jobs: grading processes (default: all cores, but one per STUDENTS_PER_PROCESS students to grade).
+        jobs: grading processes (default: all cores, but one per processes.STUDENTS_PER_PROCESS students to grade).
         force: regrade students whose results already exist.
         progress: show a progress bar on stderr.
         pages: write feedback/<student>.html and report.html.
@@ -248,36 +245,30 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
             their isolation in an `isolation` attribute once it has run.
         weak_sandbox: grade even when this machine lacks an isolation layer (recorded in run.json);
             without it, a missing layer stops the run with a QkvError naming it.
+        sandbox: one the caller started for a run graded in this process (processes.early_sandbox);
+            closed here, used or not.
     """
     started = time.monotonic()
-    a = course.assignment(assignment)
-    out, submissions = Path(out), Path(submissions)
-    check_options(submissions, out, jobs, a.id)
-    found = layers()
-    if found.missing and not weak_sandbox and executor is None:
-        raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
-                       "Grade on a machine that has them, or pass --weak-sandbox to accept it")
-    subs, skipped = _discover(submissions, a)
-    sandbox = _early_sandbox(course, jobs, len(subs)) if executor is None else None
     try:
+        a = course.assignment(assignment)
+        out, submissions = Path(out), Path(submissions)
+        check_options(submissions, out, jobs, a.id)
+        found = layers()
+        if found.missing and not weak_sandbox and executor is None:
+            raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
+                           "Grade on a machine that has them, or pass --weak-sandbox to accept it")
+        subs, skipped = _discover(submissions, a)
+        if executor is not None or not processes.one_process(jobs, len(subs)):
+            sandbox, unused = None, sandbox
+            if unused is not None:
+                unused.close()
+        elif sandbox is None:  # its zygote warms up while the content and earlier results are read
+            sandbox = Sandbox(course.limits, packages=course.packages)
         return _grade_found(course, a, out, subs, skipped, found, jobs=jobs, force=force, progress=progress,
                             pages=pages, executor=executor, sandbox=sandbox, started=started)
     finally:
         if sandbox is not None:
             sandbox.close()
-
-
-def _default_jobs(students: int) -> int:
-    """All cores, but a grading process pays for its start-up only with enough students to share."""
-    return min(os.cpu_count() or 1, -(-students // STUDENTS_PER_PROCESS))
-
-
-def _early_sandbox(course: Course, jobs: int | None, found: int) -> Sandbox | None:
-    """For a run this process grades alone (one job), its sandbox, started now: the zygote warms up
-    while the content, the earlier results and the quiz are read. None for a run with more jobs."""
-    if (jobs if jobs is not None else _default_jobs(found)) > 1:
-        return None
-    return Sandbox(course.limits, packages=course.packages)
 
 
 def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found, *, jobs, force, progress, pages,
@@ -299,7 +290,7 @@ def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found,
     summary.regraded = {k: regraded[k] for k in reuse.REASONS if k in regraded}
     summary.reused = len(planned) - len(todo)
     if jobs is None:
-        jobs = _default_jobs(len(todo)) if executor is None else os.cpu_count() or 1
+        jobs = processes.default_jobs(len(todo)) if executor is None else os.cpu_count() or 1
     jobs = max(1, min(jobs, len(todo) or 1))
     results_dir = out / results.RESULTS_DIR
     results_dir.mkdir(parents=True, exist_ok=True)

@@ -23,15 +23,11 @@ import traceback
 
 import numpy as np
 
-from autograder.sandbox import imports
-from autograder.sandbox import isolation
-from autograder.sandbox import seccomp
-from autograder.sandbox import wire
+from autograder.sandbox import imports, isolation, seccomp, wire
 
 # Imported here, before any child is forked, so a confined child never needs to read them from disk.
 import collections, dataclasses, functools, itertools, math, random, typing, warnings  # noqa: E401,F401
 import numpy.testing  # noqa: F401
-
 
 
 def _read_exact(fd: int, n: int) -> bytes:
@@ -271,6 +267,14 @@ def _own_fds(spec: dict) -> tuple[int, ...]:
     return () if spec["ruleset"] is None else (spec["ruleset"],)
 
 
+def _warm(packages: tuple[str, ...]) -> None:
+    """Get the zygote's state ready for its children (the keeper does it before the zygote exists)."""
+    np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
+    np.random.random(4)
+    _prepare(packages)
+    gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
+
+
 def _spawn(control: socket.socket, spec: dict, fds: list[int]) -> dict:
     """Fork a child for one submission; a failure is reported, never fatal to the zygote."""
     _prepare(tuple(spec["packages"]))
@@ -323,10 +327,7 @@ def zygote(control: socket.socket, *, own_namespace: bool, packages=()) -> None:
     hostname too), and the grader has put it in the sandbox's cgroup: every child is born inside
     all of them, so no child pays to create them or to migrate between cgroups.
     """
-    np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
-    np.random.random(4)
-    _prepare(tuple(packages))  # before the grader asks for a child
-    gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
+    _warm(tuple(packages))  # done already when the keeper forked this process
     isolation.set_child_subreaper()  # a submission's orphans become ours to reap, not init's
     while True:
         try:
@@ -360,6 +361,7 @@ def keeper(control: socket.socket, *, namespaces: bool, grader: int, where: str,
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     for name in packages:  # the course's packages, imported once for every child
         __import__(name)
+    _warm(tuple(packages))  # while the grader moves this process into the sandbox's cgroup
     try:
         scratch = tempfile.mkdtemp(prefix=os.path.basename(where), dir=os.path.dirname(where))
         os.chmod(scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
