@@ -1,0 +1,29 @@
+"""The measuring scripts still run (on tiny sizes): their figures are what the README and the notes quote."""
+import os
+import subprocess
+import sys
+
+from course_content import ROOT
+
+
+def _run(*args) -> str:
+    proc = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_bench_prints_the_ratio_to_a_cold_numpy_start():
+    out = _run("scripts/bench.py", "--sizes", "2", "--repeat", "1", "--no-nbgrader")
+    assert "cold numpy starts per submission" in out and "N=    2:" in out and "CPU" in out
+
+
+def test_profile_grade_times_every_stage():
+    out = _run("scripts/profile_grade.py", "--size", "3")
+    for stage in ("plan:", "judge:", "sandbox: the batch of calls", "finish: the quiz", "CPU per student"):
+        assert stage in out
+
+
+def test_bench_sandbox_measures_a_child():
+    out = _run("scripts/bench_sandbox.py", "--cycles", "3", "--calls", "2", "--repeat", "1")
+    assert "child CPU" in out and "minor faults" in out
