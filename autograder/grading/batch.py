@@ -106,10 +106,10 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=
     done, done_shares = [], {}
 
     def on_result(result: StudentResult) -> None:
-        path = results.write(result, out)
+        text = results.write(result, out)
         done.append(result.student)
-        if shares is not None and not result.extra.get("handin"):
-            done_shares[result.student] = shares(results.read(path))
+        if shares is not None and not result.extra.get("handin"):  # as a later pass would read it back
+            done_shares[result.student] = shares(results.decode(text))
 
     errors = run_suites(ctx, chunk, on_result)
     return done, errors, done_shares
@@ -259,9 +259,9 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
                            "Grade on a machine that has them, or pass --weak-sandbox to accept it")
         subs, skipped = _discover(submissions, a)
         if executor is not None or not processes.one_process(jobs, len(subs)):
-            sandbox, unused = None, sandbox
-            if unused is not None:
-                unused.close()
+            if sandbox is not None:  # the grading processes start their own
+                sandbox.close()
+                sandbox = None
         elif sandbox is None:  # its zygote warms up while the content and earlier results are read
             sandbox = Sandbox(course.limits, packages=course.packages)
         return _grade_found(course, a, out, subs, skipped, found, jobs=jobs, force=force, progress=progress,

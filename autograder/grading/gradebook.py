@@ -34,12 +34,12 @@ def fmt(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-def row(assignment, result: StudentResult, *, on_roster: bool = True) -> list[str]:
+def row(assignment, result: StudentResult) -> list[str]:
+    """A graded student's row (of a student on the roster, or with no roster: see off_roster)."""
     submitted = result.extra.get("submitted_at") or ""
     credit = deadlines.credit(assignment, result.student, submitted or None)
-    out = [result.student, *(fmt(result.part_score(c)) for c in columns(assignment)), fmt(result.total),
-           submitted, fmt(credit), fmt(deadlines.final(result.total, credit)), result.status]
-    return out if on_roster else off_roster(out)
+    return [result.student, *(fmt(result.part_score(c)) for c in columns(assignment)), fmt(result.total),
+            submitted, fmt(credit), fmt(deadlines.final(result.total, credit)), result.status]
 
 
 def off_roster(row: list[str]) -> list[str]:

@@ -145,14 +145,20 @@ def path_for(out: Path, student: str, handin: str = "") -> Path:
     return Path(out) / RESULTS_DIR / f"{student}.json"
 
 
-def write(result: StudentResult, out: Path, *, handin: str | None = None) -> Path:
+def write(result: StudentResult, out: Path, *, handin: str | None = None) -> str:
     """Write the result where it belongs: its own hand-in's file (the default), or with handin='' the
-    student's results/<student>.json."""
+    student's results/<student>.json. Returns the text written (`decode` reads it back)."""
     path = path_for(out, result.student, result.extra.get("handin") or "" if handin is None else handin)
     # One line, sorted keys: json's fast encoder only runs without indent, and this is written per student.
-    atomic_write(path, strict_json(result.to_json()) + "\n")
-    return path
+    text = strict_json(result.to_json()) + "\n"
+    atomic_write(path, text)
+    return text
+
+
+def decode(text: str) -> StudentResult:
+    """A result from the text of its file."""
+    return StudentResult.from_json(json.loads(text))
 
 
 def read(path: Path) -> StudentResult:
-    return StudentResult.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    return decode(Path(path).read_text(encoding="utf-8"))
