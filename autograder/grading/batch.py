@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import json
 import os
 import platform
@@ -145,6 +146,13 @@ def _grade_in_worker(chunk: list[Submission], out: Path):
     return grade_chunk(_worker["ctx"], chunk, out, _worker["shares"])
 
 
+def _settled() -> None:
+    """What a grading process keeps for the whole run is loaded: the collector need never walk it
+    again (each student's garbage is a small fraction of it), nor, in a forked grading process,
+    write to (and so copy) the pages it shares with this one."""
+    gc.freeze()
+
+
 def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int, *, pages: bool = True,
               sandbox: Sandbox | None = None):
     """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them.
@@ -153,7 +161,9 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     if jobs <= 1:
         with contextlib.nullcontext(sandbox) if sandbox else Sandbox(course.limits, packages=course.packages) as box:
             ctx = make_context(course, assignment, box)
+            collect(ctx)
             shares = _shares(course, assignment, out, pages)
+            _settled()
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out, shares)
         return
@@ -168,6 +178,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
         _worker["ctx"] = make_context(course, assignment, None)
         collect(_worker["ctx"])
         _worker["shares"] = _shares(course, assignment, out, pages)
+        _settled()
     mp = multiprocessing.get_context("fork" if fork else "spawn")
     try:
         with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,

@@ -79,9 +79,10 @@ class PlanningExpect(Expect):
 
 
 def planning_call(memo: ReferenceMemo, plan: list[Planned], part: str):
-    """A call for the planning pass: it records the call and answers as the reference does."""
+    """A call for the planning pass: it records the call and answers as the reference does.
+    `args` are Expect's own float64 copies, which nothing else holds: the plan keeps them."""
     def call(function: str, args) -> CallResult:
-        plan.append(planned := Planned(part, function, [np.array(a, dtype=np.float64) for a in args]))
+        plan.append(planned := Planned(part, function, args))
         try:
             value = getattr(memo, function)(*args)
         except Exception as e:  # noqa: BLE001 - the test stops planning here; judging will tell

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.grading.outcomes import Outcome
-from autograder.public.compare import crash_problem, problem
+from autograder.public.compare import crash_problem, problem, same
 
 
 class CheckFailed(AssertionError):
@@ -84,12 +84,11 @@ class Expect:
         """(what is wrong with value, the catalogued mistake it matches), or (None, None) when it is right."""
         expected = getattr(self._expected, function)(*[np.array(a, dtype=np.float64) for a in args])
         catalogue = self.content.catalogue
-        tolerances = {"rtol": self.rtol, "atol": self.atol, "names": self.content.tuple_names.get(function)}
-        if problem(value, expected, **tolerances) is None:
+        if same(value, expected, self.rtol, self.atol):
             return None, None
         # only now is it worth asking which known mistake this is
-        msg = problem(value, expected, **tolerances, reveal=not hidden,
-                      variants=catalogue.variants(self.reference, function, args))
+        msg = problem(value, expected, rtol=self.rtol, atol=self.atol, names=self.content.tuple_names.get(function),
+                      reveal=not hidden, variants=catalogue.variants(self.reference, function, args))
         return msg, catalogue.id_of(function, msg)
 
     def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):

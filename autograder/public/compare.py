@@ -35,6 +35,15 @@ def close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.ndarray:
     return ok
 
 
+def _all_close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
+    """close(a, b, rtol, atol).all(), deciding the usual case (every entry within tolerance, none of
+    them infinite or nan) with one comparison."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if (np.abs(a - b) <= atol + rtol * np.abs(b)).all():
+            return True
+    return bool(close(a, b, rtol, atol).all())
+
+
 # "Close but not within tolerance": what float32 arithmetic (or a stray epsilon) gives.
 NEAR_RTOL = 1e-5
 NEAR_MESSAGE = ("agrees with the expected values to only a few significant digits, as float32 arithmetic, "
@@ -42,16 +51,17 @@ NEAR_MESSAGE = ("agrees with the expected values to only a few significant digit
                 "extra constants or clipping")
 
 
-def _same(a, b, rtol, atol) -> bool:
+def same(a, b, rtol: float, atol: float) -> bool:
+    """Whether `a` matches `b` within the tolerances: what problem() returns None for."""
     if isinstance(a, list) and isinstance(b, tuple):
         a = tuple(a)
     elif isinstance(a, (tuple, list)) and not isinstance(b, tuple):
         a = as_array(a)  # a list (or a tuple of rows) of numbers is the array it spells
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
-                and all(_same(x, y, rtol, atol) for x, y in zip(a, b)))
+                and all(same(x, y, rtol, atol) for x, y in zip(a, b)))
     a, b = as_array(a), as_array(b)
-    return a is not None and b is not None and a.shape == b.shape and bool(close(a, b, rtol, atol).all())
+    return a is not None and b is not None and a.shape == b.shape and _all_close(a, b, rtol, atol)
 
 
 def _kind(value) -> str:
@@ -131,10 +141,10 @@ def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=
         variants: (message, wrong_value) pairs; a match names the misconception.
         reveal: False for hidden cases: the message then gives no expected numbers.
     """
-    if _same(actual, expected, rtol, atol):
+    if same(actual, expected, rtol, atol):
         return None
     for message, wrong in variants:
-        if not _same(wrong, expected, rtol, atol) and _same(actual, wrong, rtol, atol):
+        if same(actual, wrong, rtol, atol) and not same(wrong, expected, rtol, atol):
             return message
     if actual is None:
         return "returned None: did you forget a return statement?"
