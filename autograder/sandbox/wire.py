@@ -29,9 +29,10 @@ class Op:
     Grader to child: CALLS, a batch of calls run in order (then, on its own, a frame of any other op
     ends the child). Child to grader: LOADED or UNGRADABLE once, after loading; then RESULTS frames,
     each answering the next one or more calls of the batch in order (one frame per call when the
-    batch asks to `stream`), one reply per call: RETURNED, RAISED, NOT_IMPLEMENTED, MISSING (no such
-    function) or MEMORY. Grader to zygote, over the control socket: START, SPAWN (a child for one
-    submission), REAP (wait for it).
+    batch asks to `stream`), one reply per call: RETURNED (the value, and per input whether the call
+    changed it), RAISED, NOT_IMPLEMENTED, MISSING (no such function) or MEMORY. Grader to zygote,
+    over the control socket: START, SPAWN (a child for one submission; answered with its pid), REAP
+    (kill and wait for it; answered with its wait status).
     """
 
     CALLS = "calls"
