@@ -14,7 +14,6 @@ import signal
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -51,7 +50,8 @@ class LoadResult:
 def one_line(text, limit: int) -> str:
     """A message from the child as one printable line of at most `limit` characters."""
     flat = " ".join(str(text).split())
-    flat = "".join(c if c.isprintable() else "?" for c in flat)
+    if not flat.isprintable():
+        flat = "".join(c if c.isprintable() else "?" for c in flat)
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
@@ -94,6 +94,7 @@ class Session:
         self._fds: tuple[int, ...] = ()
         sandbox.clear()  # the cgroup holds nothing but the zygote when a submission joins it
         self.workdir = tempfile.mkdtemp(prefix="sub-", dir=sandbox.scratch)
+        self._files = list(files)
         try:
             self._start(files, entry)
         except BaseException:
@@ -111,7 +112,8 @@ class Session:
     def _start(self, files: dict[str, bytes], entry: str) -> None:
         sandbox = self.sandbox
         for name, data in files.items():
-            Path(self.workdir, name).write_bytes(data)
+            with open(os.path.join(self.workdir, name), "wb") as f:
+                f.write(data)
         if sandbox.uid is not None:
             for p in [self.workdir, *(os.path.join(self.workdir, n) for n in files)]:
                 os.chown(p, sandbox.uid, sandbox.uid)
@@ -328,7 +330,7 @@ class Session:
             self.sandbox.broken = True  # the next submission gets a new zygote in a clean cgroup
         finally:
             self.pid = None
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            _remove(self.workdir, self._files)
 
     def __enter__(self):
         return self
@@ -366,6 +368,17 @@ class _Frames:
         del buf[:self.need]
         self.header = None
         return header, payload
+
+
+def _remove(folder: str, names) -> None:
+    """A submission's folder: the files it was given, then itself (with whatever else the child left
+    in it, when there is more)."""
+    try:
+        for name in names:
+            os.unlink(os.path.join(folder, name))
+        os.rmdir(folder)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _why(e: BaseException) -> str:
