@@ -31,10 +31,10 @@ def test_values_cross_as_plain_float64_arrays(sb):
     assert np.array_equal(row, [1.0, 2.0]) and none is None and isinstance(other, wire.Other)
 
 
-def test_modified_inputs_are_reported_by_the_trusted_side(sb):
-    with session(sb, "def f(S, T):\n    S[0, 0] = 99\n    return S\n") as s:
-        r = s.call("f", [S, S])
-    assert r.inputs_changed == (True, False)
+def test_modified_inputs_are_reported_one_by_one(sb):
+    with session(sb, "def f(S, T, U):\n    S[0, 0] = 99\n    U.shape = U.shape[::-1]\n    return S\n") as s:
+        r = s.call("f", [S, S, S])
+    assert r.inputs_changed == (True, False, True)  # values, or only the shape
 
 
 def test_a_timeout_kills_the_worker_and_says_so(sb):

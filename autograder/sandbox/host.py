@@ -123,8 +123,7 @@ class Sandbox:
         env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(PACKAGE_ROOT)}
         self._proc = subprocess.Popen([sys.executable, "-m", "autograder.sandbox.worker", str(theirs.fileno()),
-                                       "1" if self.layers.namespaces else "0", str(os.getpid()), where,
-                                       ",".join(self.packages)],
+                                       str(os.getpid()), where, json.dumps(self._children_config())],
                                       pass_fds=[theirs.fileno()], env=env, cwd="/",
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         theirs.close()
@@ -137,6 +136,14 @@ class Sandbox:
         # process goes on (loading the reference and the suites) while the zygote warms up.
         self._starting = True
         self._send({"op": wire.Op.START})
+
+    def _children_config(self) -> dict:
+        """What the zygote needs to know to confine every child alike, told once when it starts: a
+        spawn then says no more than where the submission's files are."""
+        layers, limits = self.layers, self.limits
+        return {"namespaces": layers.namespaces, "landlock": layers.landlock, "seccomp": layers.seccomp,
+                "uid": self.uid, "runtime_paths": self.runtime, "packages": list(self.packages),
+                "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
 
     def _started(self) -> None:
         if self._starting:

@@ -191,12 +191,18 @@ def cgroup_create(name: str, *, max_pids: int, memory_bytes: int) -> list[str]:
 
 def cgroup_pids(name: str) -> list[int]:
     pids = set()
-    for p in cgroup_paths(name):
+    for procs in _cgroup_procs_files(name):  # read before every submission: kept cheap
         try:
-            pids.update(int(x) for x in (p / "cgroup.procs").read_text().split())
+            with open(procs, "rb") as f:
+                pids.update(map(int, f.read().split()))
         except OSError:
             pass
     return sorted(pids)
+
+
+@functools.lru_cache(maxsize=64)
+def _cgroup_procs_files(name: str) -> tuple[str, ...]:
+    return tuple(str(p / "cgroup.procs") for p in cgroup_paths(name))
 
 
 def cgroup_remove(name: str) -> None:

@@ -14,7 +14,6 @@ import signal
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -51,7 +50,8 @@ class LoadResult:
 def one_line(text, limit: int) -> str:
     """A message from the child as one printable line of at most `limit` characters."""
     flat = " ".join(str(text).split())
-    flat = "".join(c if c.isprintable() else "?" for c in flat)
+    if not flat.isprintable():
+        flat = "".join(c if c.isprintable() else "?" for c in flat)
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
@@ -94,6 +94,7 @@ class Session:
         self._fds: tuple[int, ...] = ()
         sandbox.clear()  # the cgroup holds nothing but the zygote when a submission joins it
         self.workdir = tempfile.mkdtemp(prefix="sub-", dir=sandbox.scratch)
+        self._files = list(files)
         try:
             self._start(files, entry)
         except BaseException:
@@ -109,9 +110,10 @@ class Session:
         return self._load_result
 
     def _start(self, files: dict[str, bytes], entry: str) -> None:
-        sandbox, limits = self.sandbox, self.sandbox.limits
+        sandbox = self.sandbox
         for name, data in files.items():
-            Path(self.workdir, name).write_bytes(data)
+            with open(os.path.join(self.workdir, name), "wb") as f:
+                f.write(data)
         if sandbox.uid is not None:
             for p in [self.workdir, *(os.path.join(self.workdir, n) for n in files)]:
                 os.chown(p, sandbox.uid, sandbox.uid)
@@ -121,19 +123,16 @@ class Session:
         self._fds = (self._req, self._rep, self._out)
         for fd in self._fds:
             os.set_blocking(fd, False)
-        layers = sandbox.layers
-        spec = {"entry": entry, "workdir": self.workdir, "uid": sandbox.uid, "landlock": layers.landlock,
-                "namespaces": layers.namespaces, "seccomp": layers.seccomp, "runtime_paths": sandbox.runtime,
-                "packages": list(sandbox.packages),
-                "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
-        try:
-            reply = sandbox._ask({"op": wire.Op.SPAWN, "spec": spec}, [req_r, rep_w, out_w])
+        try:  # the rest of what the child needs the zygote was told when it started
+            reply = sandbox._ask({"op": wire.Op.SPAWN, "workdir": self.workdir, "entry": entry},
+                                 [req_r, rep_w, out_w])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
-        if not isinstance(reply.get("pid"), int):
-            raise RuntimeError(f"sandbox: could not start a worker ({reply.get('error', 'no reason given')})")
-        self.pid = reply["pid"]
+        if type(reply) is not int:  # the child's pid, or {"error": why there is none}
+            why = reply.get("error") if isinstance(reply, dict) else None
+            raise RuntimeError(f"sandbox: could not start a worker ({why or 'no reason given'})")
+        self.pid = reply
 
     # -- talking to the child ------------------------------------------------------------------
 
@@ -274,16 +273,10 @@ class Session:
         op = header.get("op")
         if op == wire.Op.RETURNED:
             value, offset = wire.decode_value(header.get("value"), payload, offset)
-            after, trees = [], header.get("inputs_after", [])
-            if not isinstance(trees, list):
-                raise wire.WireError("inputs_after is not a list")
-            for tree in trees[:len(args)]:
-                item, offset = wire.decode_value(tree, payload, offset)
-                after.append(item)
-            changed = tuple(not (isinstance(b, np.ndarray) and b.shape == np.shape(a)
-                                 and b.tobytes() == np.asarray(a, dtype=np.float64).tobytes())  # bit for bit
-                            for a, b in zip(args, after))
-            return CallResult("returned", value, changed), offset
+            changed = header.get("changed")  # per input: whether the call changed it (bit for bit)
+            if not isinstance(changed, list) or not all(type(c) is bool for c in changed):
+                raise wire.WireError("changed is not a list of booleans")
+            return CallResult("returned", value, tuple(changed[:len(args)])), offset
         if op == wire.Op.RAISED:
             text = f"raised {one_line(header.get('type'), 80)}: {one_line(header.get('message'), 300)}"
             where = one_line(header.get("where", ""), 400)
@@ -328,8 +321,8 @@ class Session:
             if self.pid is not None and not wait:
                 self.sandbox.reap_later(self.pid)
             elif self.pid is not None:
-                status = self.sandbox._ask({"op": wire.Op.REAP, "pid": self.pid}).get("status")
-                self.status = status if isinstance(status, int) else 0
+                status = self.sandbox._ask({"op": wire.Op.REAP, "pid": self.pid})  # its wait status
+                self.status = status if type(status) is int else 0
             self.pid = None
             if wait:
                 self.sandbox.clear()
@@ -337,7 +330,7 @@ class Session:
             self.sandbox.broken = True  # the next submission gets a new zygote in a clean cgroup
         finally:
             self.pid = None
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            _remove(self.workdir, self._files)
 
     def __enter__(self):
         return self
@@ -375,6 +368,17 @@ class _Frames:
         del buf[:self.need]
         self.header = None
         return header, payload
+
+
+def _remove(folder: str, names) -> None:
+    """A submission's folder: the files it was given, then itself (with whatever else the child left
+    in it, when there is more)."""
+    try:
+        for name in names:
+            os.unlink(os.path.join(folder, name))
+        os.rmdir(folder)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _why(e: BaseException) -> str:

@@ -21,6 +21,7 @@ MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most 4 levels of tup
 
 
 LENGTH = struct.Struct(">I")  # a frame starts with its header's length: 4 bytes, big-endian
+_F8 = np.dtype("<f8")
 
 
 class Op:
@@ -29,9 +30,10 @@ class Op:
     Grader to child: CALLS, a batch of calls run in order (then, on its own, a frame of any other op
     ends the child). Child to grader: LOADED or UNGRADABLE once, after loading; then RESULTS frames,
     each answering the next one or more calls of the batch in order (one frame per call when the
-    batch asks to `stream`), one reply per call: RETURNED, RAISED, NOT_IMPLEMENTED, MISSING (no such
-    function) or MEMORY. Grader to zygote, over the control socket: START, SPAWN (a child for one
-    submission), REAP (wait for it).
+    batch asks to `stream`), one reply per call: RETURNED (the value, and per input whether the call
+    changed it), RAISED, NOT_IMPLEMENTED, MISSING (no such function) or MEMORY. Grader to zygote,
+    over the control socket: START, SPAWN (a child for one submission; answered with its pid), REAP
+    (kill and wait for it; answered with its wait status).
     """
 
     CALLS = "calls"
@@ -54,6 +56,9 @@ class WireError(Exception):
 
 def encode_value(value, arrays: list, depth: int = 0) -> dict:
     """Describe value as a JSON tree, appending its arrays (as float64) to `arrays`."""
+    if type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM:  # most values: as they are
+        arrays.append(value)
+        return {"t": "array", "shape": list(value.shape)}
     if value is None:
         return {"t": "none"}
     if isinstance(value, (tuple, list)) and not _is_numeric_list(value):
@@ -66,7 +71,7 @@ def encode_value(value, arrays: list, depth: int = 0) -> dict:
         return {"t": "other", "type": type(value).__name__[:80]}
     if arr.ndim > MAX_NDIM:
         return {"t": "other", "type": f"{arr.ndim}-D array"}
-    arrays.append(np.ascontiguousarray(arr))
+    arrays.append(arr)
     return {"t": "array", "shape": list(arr.shape)}
 
 
@@ -122,6 +127,8 @@ def decode_value(tree, payload: bytes, offset: int = 0, depth: int = 0):
     if depth > 3 or not isinstance(tree, dict):
         raise WireError("value tree is malformed")
     kind = tree.get("t")
+    if kind == "array":
+        return _decode_array(tree.get("shape"), payload, offset)
     if kind == "none":
         return None, offset
     if kind == "other":
@@ -135,20 +142,22 @@ def decode_value(tree, payload: bytes, offset: int = 0, depth: int = 0):
             value, offset = decode_value(item, payload, offset, depth + 1)
             out.append(value)
         return tuple(out), offset
-    if kind == "array":
-        shape = tree.get("shape")
-        if (not isinstance(shape, list) or len(shape) > MAX_NDIM
-                or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= MAX_PAYLOAD for d in shape)):
-            raise WireError("array shape is malformed")
-        count = 1
-        for d in shape:
-            count *= d
-        nbytes = 8 * count
-        if offset + nbytes > len(payload):
-            raise WireError("array is larger than the payload")
-        arr = np.frombuffer(payload, dtype="<f8", count=count, offset=offset).reshape(shape).astype(np.float64)
-        return arr, offset + nbytes
     raise WireError(f"unknown value kind {kind!r}")
+
+
+def _decode_array(shape, payload: bytes, offset: int):
+    if type(shape) is not list or len(shape) > MAX_NDIM:
+        raise WireError("array shape is malformed")
+    count = 1
+    for d in shape:
+        if type(d) is not int or not 0 <= d <= MAX_PAYLOAD:  # a bool is not an int here
+            raise WireError("array shape is malformed")
+        count *= d
+    nbytes = 8 * count
+    if offset + nbytes > len(payload):
+        raise WireError("array is larger than the payload")
+    arr = np.frombuffer(payload, dtype=_F8, count=count, offset=offset).reshape(shape).astype(np.float64)
+    return arr, offset + nbytes
 
 
 class Other:

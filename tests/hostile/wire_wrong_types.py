@@ -4,10 +4,10 @@ import os
 import struct
 
 FORGED = {
-    "project": {"op": "returned", "payload": 0, "value": {"t": "tuple", "items": {"a": 1}}, "inputs_after": 7},
+    "project": {"op": "returned", "payload": 0, "value": {"t": "tuple", "items": [{"t": "none"}]}, "changed": 7},
     "score": {"op": ["returned"], "payload": 0},
     "softmax": {"op": "returned", "payload": True, "value": None},
-    "aggregate": {"op": "returned", "payload": 0, "value": {"t": "array", "shape": [True, 2]}, "inputs_after": [[]]},
+    "aggregate": {"op": "returned", "payload": 0, "value": {"t": "array", "shape": [True, 2]}, "changed": [[]]},
     "attend": {"op": "raised", "payload": 0, "type": {"x": [1, 2]}, "message": [None], "where": 3.5},
 }
 

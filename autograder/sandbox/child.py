@@ -1,0 +1,261 @@
+"""The confined child: one submission's process, from the zygote's fork to its last reply.
+
+The zygote (worker.py) forks it with the submission's pipes and a Landlock ruleset of its own. It
+confines itself (an IPC namespace, rlimits, Landlock, an unprivileged uid, death with the zygote,
+seccomp, the import gate), loads the submission's entry file and answers calls in the wire format
+until the grader closes its request pipe. It never sees a hidden case before the call that uses it,
+nor any expected value.
+
+A child writes to every page it touches, and each such page is copied for it: what is the same for
+every submission is worked out once by the zygote (`Setup`), before its first fork.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import sys
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+from autograder.sandbox import imports, isolation, seccomp, wire
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every child of one zygote does alike, worked out before the first fork."""
+
+    zygote_pid: int
+    namespaces: bool
+    uid: int | None
+    seccomp: bool
+    limits: tuple  # ((resource, (soft, hard)), ...): all but RLIMIT_AS, which depends on the child
+    memory: int  # bytes a child may map beyond what it has mapped when it confines itself
+    packages: tuple[str, ...]
+    opened: dict  # the folders imports go through: {path: '/proc/self/fd/N'} (see imports.py)
+    keep: frozenset  # the zygote's descriptors a child keeps: 0-2 and the opened folders
+    devnull: int  # the zygote's /dev/null, a child's stdin
+
+
+def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> None:
+    """Serve one submission in the process just forked, then end it: never returns."""
+    req, rep, out = fds
+    code = 0
+    try:
+        os.setsid()
+        os.dup2(setup.devnull, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        keep = sorted(setup.keep.union((req, rep) if ruleset is None else (req, rep, ruleset)))
+        for low, high in zip(keep, keep[1:] + [65536]):
+            os.closerange(low + 1, high)  # the zygote's control socket among them
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        confine(setup, workdir, entry, ruleset)
+        Child(req, rep, workdir, entry).serve()
+    except EOFError:
+        pass
+    except BaseException:
+        traceback.print_exc()
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def confine(setup: Setup, workdir: str, entry: str, ruleset: int | None) -> None:
+    """Every layer, in an order where each step still has the rights it needs."""
+    if setup.namespaces:
+        isolation.unshare_ipc()  # SysV objects and queues die with this submission
+    for res, limits in setup.limits:
+        resource.setrlimit(res, limits)
+    resource.setrlimit(resource.RLIMIT_AS, (_mapped() + setup.memory,) * 2)
+    if ruleset is not None:
+        isolation.landlock_enforce(ruleset)  # built by the zygote for this child
+    if setup.uid is not None:
+        isolation.drop_privileges(setup.uid)
+    # After the uid drop, which clears the request; the zygote's pid says whether it already ended.
+    isolation.die_with_parent(signal.SIGKILL, parent=setup.zygote_pid)
+    if setup.seccomp:
+        seccomp.install()
+    os.chdir(workdir)
+    os.environ["HOME"] = workdir  # the rest of the environment, and nothing else, the zygote set
+    imports.restrict(setup.opened, setup.packages, own=(os.path.splitext(entry)[0],))
+
+
+def _mapped() -> int:
+    """Bytes this process has mapped (its address space, as RLIMIT_AS counts it)."""
+    statm = os.open("/proc/self/statm", os.O_RDONLY)
+    try:
+        return int(os.read(statm, 256).split()[0]) * PAGE_SIZE
+    finally:
+        os.close(statm)
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, n - got)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_frame(fd: int):
+    (size,) = wire.LENGTH.unpack(_read_exact(fd, wire.LENGTH.size))
+    header = json.loads(_read_exact(fd, size))
+    return header, _read_exact(fd, header["payload"])
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _where(line: int, cells) -> str:
+    """'line 12', or for a notebook 'cell 7 (score), line 3' (cells: [[first line, label], ...])."""
+    for first, label in reversed(cells or ()):
+        if isinstance(first, int) and line >= first:
+            return f"{label}, line {line - first + 1}"
+    return f"line {line}"
+
+
+def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
+    """The traceback trimmed to the student's own frames: 'line 12 in score: return Q @ K'."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    return "; ".join(f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:])
+
+
+def _describe(exc: BaseException, filename: str, cells=None) -> dict:
+    message = str(exc)[:300]
+    return {"type": type(exc).__name__[:80], "message": message, "where": _student_trace(exc, filename, cells)}
+
+
+def _changed(value, original: bytes, shape: tuple) -> bool:
+    """Whether an input is no longer the array it came as: other values bit for bit, another shape,
+    or no longer an array of numbers at all."""
+    if not isinstance(value, np.ndarray) or value.shape != shape:
+        return True
+    try:
+        return np.asarray(value, dtype="<f8").tobytes() != original
+    except (TypeError, ValueError):  # its dtype changed in place to one that holds no numbers
+        return True
+
+
+class Child:
+    """The submission's module, loaded once, and the calls the grader makes into it."""
+
+    def __init__(self, req: int, rep: int, workdir: str, entry: str):
+        self.req, self.rep, self.entry = req, rep, entry
+        self.module = None
+        self.path = os.path.join(workdir, entry)
+        # Code, tracebacks and warnings name the file as the student does, relative to the working
+        # folder: the folder's random name would make the same submission's output differ per run.
+        self.filename = entry
+        self.cells = None  # a notebook's map from lines to cells, written beside the code by the grader
+
+    def reply(self, header: dict, arrays=()) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _write(self.rep, wire.pack(header, arrays))
+
+    def load(self) -> None:
+        try:
+            with open(self.path, "rb") as f:
+                source = f.read()
+            if os.path.exists(wire.CELL_MAP_FILE):
+                with open(wire.CELL_MAP_FILE, "rb") as f:
+                    self.cells = json.loads(f.read(1 << 20))
+            code = compile(source, self.filename, "exec", dont_inherit=True)
+        except SyntaxError as e:
+            where = _where(e.lineno or 0, self.cells)
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "syntax",
+                        "message": f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"})
+            return
+        except (ValueError, OSError) as e:
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "unreadable", "message": str(e)[:200]})
+            return
+        name = os.path.splitext(self.entry)[0]  # the student's module, named as they name it
+        module = type(sys)(name)
+        module.__file__ = self.path
+        sys.modules[name] = module
+        try:
+            exec(code, module.__dict__)
+        except MemoryError:
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "memory", "message": "ran out of memory while loading"})
+            return
+        except imports.NotAllowed as e:
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": str(e)[:300],
+                        "where": _student_trace(e, self.filename, self.cells)})
+            return
+        except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
+            info = _describe(e, self.filename, self.cells)
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": f"loading raised {info['type']}: "
+                        f"{info['message']}", "where": info["where"]})
+            return
+        self.module = module
+        functions = [name for name, value in vars(module).items() if callable(value)]
+        self.reply({"op": wire.Op.LOADED, "functions": functions[:200]})
+
+    def call(self, function: str, args, originals) -> tuple[dict, list]:
+        """Run one call; its reply (returned, raised, ...) and the arrays that go with it.
+
+        `originals` holds each input as it came ((bytes, shape)): the reply says which inputs the call
+        changed, so only its value has to cross back.
+        """
+        fn = getattr(self.module, function, None)
+        if not callable(fn):
+            return {"op": wire.Op.MISSING}, []
+        try:
+            result = fn(*args)
+        except NotImplementedError:
+            return {"op": wire.Op.NOT_IMPLEMENTED}, []
+        except MemoryError:
+            return {"op": wire.Op.MEMORY}, []
+        except BaseException as e:  # RecursionError, SystemExit, ...: the student's, reported as raised
+            return {"op": wire.Op.RAISED, **_describe(e, self.filename, self.cells)}, []
+        arrays = []
+        try:
+            value = wire.encode_value(result, arrays)
+            changed = [_changed(a, *original) for a, original in zip(args, originals)]
+        except MemoryError:
+            return {"op": wire.Op.MEMORY}, []
+        return {"op": wire.Op.RETURNED, "value": value, "changed": changed}, arrays
+
+    def calls(self, header: dict, payload: bytes) -> None:
+        """Run a batch of calls in order and answer in as few frames as the limits allow (one, as a
+        rule), or, with `stream`, one frame per call as it returns so the grader can time each."""
+        results, arrays, head, size, offset = [], [], 0, 0, 0
+        for call in header["calls"]:
+            args, originals = [], []
+            for tree in call["args"]:
+                value, end = wire.decode_value(tree, payload, offset)
+                args.append(value)
+                originals.append((payload[offset:end], np.shape(value)))
+                offset = end
+            reply, out = self.call(call["function"], args, originals)
+            results.append(reply)
+            arrays += out
+            head += 256 + 64 * len(out) + len(reply.get("message", "")) + len(reply.get("where", ""))
+            size += sum(a.nbytes for a in out)
+            if header.get("stream") or head > wire.MAX_HEADER // 4 or size > wire.MAX_PAYLOAD // 4:
+                self.reply({"op": wire.Op.RESULTS, "results": results}, arrays)
+                results, arrays, head, size = [], [], 0, 0
+        if results:
+            self.reply({"op": wire.Op.RESULTS, "results": results}, arrays)
+
+    def serve(self) -> None:
+        self.load()
+        if self.module is None:
+            return
+        while True:
+            header, payload = _read_frame(self.req)
+            if header.get("op") != wire.Op.CALLS:
+                return
+            self.calls(header, payload)
