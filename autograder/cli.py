@@ -104,14 +104,14 @@ def _executor(args):
 def cmd_grade(args) -> int:
     course = _course(args)
     executor = _executor(args)
-    sandbox = None
+    sandboxes = []
     if executor is None:  # started before the rest of the grader loads (see processes.py)
         from autograder.grading import processes
-        sandbox = processes.early_sandbox(course, Path(args.submissions), _assignment(course, args).id, args.jobs)
+        sandboxes = processes.early_sandboxes(course, Path(args.submissions), _assignment(course, args).id, args.jobs)
     from autograder.grading import batch as grade
     summary = grade.grade(course, Path(args.submissions), assignment=_assignment(course, args).id, out=Path(args.out),
                           jobs=args.jobs, force=args.force, progress=not args.quiet, executor=executor,
-                          weak_sandbox=args.weak_sandbox, sandbox=sandbox)
+                          weak_sandbox=args.weak_sandbox, sandboxes=sandboxes)
     for line in summary.skipped:
         print(f"qkv: {line}", file=sys.stderr)
     for line in summary.errors:

@@ -126,12 +126,15 @@ def _shares(course: Course, assignment: Assignment, out: Path, pages: bool):
 _worker: dict = {}
 
 
-def _init_worker(parent: int, course: Course, assignment_id: str, out: Path, pages: bool) -> None:
+def _init_worker(parent: int, course: Course, assignment_id: str, out: Path, pages: bool, early=(),
+                 tokens: int | None = None) -> None:
     # A grading process ends with the run, however the run ends (SIGKILL included); so do its zygote
-    # (which dies with it) and everything that zygote started.
+    # (which dies with it, or with the command that started it) and everything that zygote started.
     isolation.die_with_parent(signal.SIGKILL, parent=parent)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot until it closes
+    sandbox = _take_one(early, tokens)
+    if sandbox is None:
+        sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     import multiprocessing.util  # noqa: PLC0415 - imported already in a grading process
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
@@ -140,6 +143,22 @@ def _init_worker(parent: int, course: Course, assignment_id: str, out: Path, pag
         _worker["ctx"] = make_context(course, assignment, None)
         _worker["shares"] = _shares(course, assignment, out, pages)
     _worker["ctx"].sandbox = sandbox
+
+
+def _take_one(early, tokens: int | None) -> Sandbox | None:
+    """The sandbox the command started for this grading process: the one whose number this process
+    read first from `tokens` (a pipe holding one byte per sandbox), or None when none is left."""
+    if not early:
+        return None
+    token = os.read(tokens, 1)
+    os.close(tokens)
+    mine = early[token[0]] if token else None
+    for sandbox in early:
+        if sandbox is not mine:
+            sandbox.hand_over()  # another grading process's: this one must not hold its socket open
+    if mine is not None:
+        mine.take_over()
+    return mine
 
 
 def _grade_in_worker(chunk: list[Submission], out: Path):
@@ -154,12 +173,13 @@ def _settled() -> None:
 
 
 def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int, *, pages: bool = True,
-              sandbox: Sandbox | None = None):
+              sandboxes=()):
     """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them.
 
-    With one job, grading is done in this process, with `sandbox` if given (the caller closes it)."""
+    `sandboxes`: started by the caller (processes.early_sandboxes), who closes them: with one job,
+    grading is done in this process with the first; with several, each grading process takes one."""
     if jobs <= 1:
-        with contextlib.nullcontext(sandbox) if sandbox else Sandbox(course.limits, packages=course.packages) as box:
+        with contextlib.nullcontext(sandboxes[0]) if sandboxes else Sandbox(course.limits, packages=course.packages) as box:
             ctx = make_context(course, assignment, box)
             collect(ctx)
             shares = _shares(course, assignment, out, pages)
@@ -168,9 +188,10 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
                 yield grade_chunk(ctx, chunk, out, shares)
         return
     # Forked from this process once it holds what every grading process needs (the content, the
-    # collected suites, the quiz), they start in milliseconds with nothing to load; each then starts its
-    # own sandbox, whose zygote is a fresh interpreter as ever. With other threads running here (a
-    # fork copies none of them, nor what they were in the middle of), each starts afresh instead.
+    # collected suites, the quiz), they start in milliseconds with nothing to load, and each takes over
+    # one of the sandboxes started first thing (a zygote is a fresh interpreter as ever), or starts its
+    # own. With other threads running here (a fork copies none of them, nor what they were in the
+    # middle of), each starts afresh instead, sandbox included.
     import multiprocessing  # noqa: PLC0415 - a run graded in this process alone needs none of it
     from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
     fork = threading.active_count() == 1
@@ -180,14 +201,23 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
         _worker["shares"] = _shares(course, assignment, out, pages)
         _settled()
     mp = multiprocessing.get_context("fork" if fork else "spawn")
+    early, tokens = (list(sandboxes), os.pipe()) if fork and sandboxes else ([], None)
+    if tokens:
+        os.write(tokens[1], bytes(range(len(early))))
+        os.close(tokens[1])
     try:
         with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                                 initargs=(os.getpid(), course, assignment.id, out, pages)) as pool:
+                                 initargs=(os.getpid(), course, assignment.id, out, pages, early,
+                                           tokens and tokens[0])) as pool:
             futures = [pool.submit(_grade_in_worker, chunk, out) for chunk in chunks]
+            for sandbox in early:  # every grading process is forked by the first submit
+                sandbox.hand_over()
             for future in as_completed(futures):
                 yield future.result()
     finally:
         _worker.clear()
+        if tokens:
+            os.close(tokens[0])
 
 
 # -- the batch ----------------------------------------------------------------------------------
@@ -243,7 +273,7 @@ def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs:
 
 def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs: int | None = None,
           force: bool = False, progress: bool = True, pages: bool = True, executor=None,
-          weak_sandbox: bool = False, sandbox: Sandbox | None = None) -> Summary:
+          weak_sandbox: bool = False, sandboxes=()) -> Summary:
     """Grade every submission in `submissions` into `out`; returns what happened.
 
     Args:
@@ -256,10 +286,11 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
             their isolation in an `isolation` attribute once it has run.
         weak_sandbox: grade even when this machine lacks an isolation layer (recorded in run.json);
             without it, a missing layer stops the run with a QkvError naming it.
-        sandbox: one the caller started for a run graded in this process (processes.early_sandbox);
+        sandboxes: the grading processes' sandboxes, started by the caller (processes.early_sandboxes);
             closed here, used or not.
     """
     started = time.monotonic()
+    sandboxes = list(sandboxes)
     try:
         a = course.assignment(assignment)
         out, submissions = Path(out), Path(submissions)
@@ -269,21 +300,24 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
             raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
                            "Grade on a machine that has them, or pass --weak-sandbox to accept it")
         subs, skipped = _discover(submissions, a)
-        if executor is not None or not processes.one_process(jobs, len(subs)):
-            if sandbox is not None:  # the grading processes start their own
-                sandbox.close()
-                sandbox = None
-        elif sandbox is None:  # its zygote warms up while the content and earlier results are read
-            sandbox = Sandbox(course.limits, packages=course.packages)
+        if executor is not None:  # its workers have their own
+            _close(sandboxes)
+        elif not sandboxes:  # its zygotes warm up while the content and earlier results are read
+            sandboxes.append(Sandbox(course.limits, packages=course.packages))
         return _grade_found(course, a, out, subs, skipped, found, jobs=jobs, force=force, progress=progress,
-                            pages=pages, executor=executor, sandbox=sandbox, started=started)
+                            pages=pages, executor=executor, sandboxes=sandboxes, started=started)
     finally:
-        if sandbox is not None:
-            sandbox.close()
+        _close(sandboxes)
+
+
+def _close(sandboxes: list) -> None:
+    """Close every sandbox of the list and empty it (one a grading process served, it reaps)."""
+    while sandboxes:
+        sandboxes.pop().close()
 
 
 def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found, *, jobs, force, progress, pages,
-                 executor, sandbox, started) -> Summary:
+                 executor, sandboxes, started) -> Summary:
     loader.load(course, a)  # a part function the reference lacks, or broken content, stops the run here
     roster = roster_mod.load(course)
     students = list(dict.fromkeys(s.student for s in subs))
@@ -303,6 +337,9 @@ def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found,
     if jobs is None:
         jobs = processes.default_jobs(len(todo)) if executor is None else os.cpu_count() or 1
     jobs = max(1, min(jobs, len(todo) or 1))
+    if executor is None:
+        _close(sandboxes[jobs:])  # more were started than this run needs (earlier results reused, say)
+        del sandboxes[jobs:]
     results_dir = out / results.RESULTS_DIR
     results_dir.mkdir(parents=True, exist_ok=True)
     for stale in results_dir.glob(".*.tmp"):  # left by a run killed mid-write
@@ -312,7 +349,7 @@ def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found,
         from tqdm import tqdm  # noqa: PLC0415 - only interactive runs draw a bar
         tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
         bar = tqdm(total=len(todo), unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
-    run = executor or functools.partial(run_local, pages=pages, sandbox=sandbox)
+    run = executor or functools.partial(run_local, pages=pages, sandboxes=sandboxes)
     shares: dict = {}  # student -> their share of the outputs, done by the process that graded them
     try:
         for done, errors, *done_shares in run(course, a, _chunks(todo, jobs), out, jobs):

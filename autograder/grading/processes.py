@@ -1,10 +1,10 @@
-"""How many grading processes a run uses, and the sandbox of a run graded in one process.
+"""How many grading processes a run uses, and their sandboxes, started before anything else.
 
 A run with few submissions is graded in the grading command's own process (a grading process costs
-about as much to start as grading STUDENTS_PER_PROCESS students). Its sandbox's zygote, a fresh
-interpreter that imports numpy, is the slowest thing to start: the command starts it first thing,
-before loading the rest of itself, so that it is warm by the time the first student needs it.
-This module imports nothing heavy for that reason.
+about as much to start as grading STUDENTS_PER_PROCESS students). A sandbox's zygote, a fresh
+interpreter that imports numpy, is the slowest thing to start: the command starts every grading
+process's sandbox first thing, before loading the rest of itself, so that they are warm by the time
+the first students need them. This module imports nothing heavy for that reason.
 """
 from __future__ import annotations
 
@@ -24,13 +24,25 @@ def one_process(jobs: int | None, submissions: int) -> bool:
     return (jobs if jobs is not None else default_jobs(submissions)) <= 1
 
 
-def early_sandbox(course, submissions: Path, assignment: str, jobs: int | None):
-    """The sandbox for a run that looks like one graded in this process (judged by the entries of
-    the submissions folder), started now; None otherwise, or when the folder is not there."""
+def early_sandboxes(course, submissions: Path, assignment: str, jobs: int | None) -> list:
+    """The sandboxes of the run's grading processes, started now (one per process the run looks like
+    it will use, judged by the entries of the submissions folder): none when the folder is not there.
+
+    A run graded in this process uses the first; a run with several grading processes hands one to
+    each as it forks them (Sandbox.hand_over), and closes any the run turns out not to need."""
     from autograder.grading.submissions import submissions_root  # noqa: PLC0415 - imports numpy
     from autograder.sandbox.host import Sandbox  # noqa: PLC0415
     try:
         entries = sum(1 for e in os.scandir(submissions_root(submissions, assignment)) if not e.name.startswith("."))
     except OSError:
-        return None  # grading says what is wrong with the folder
-    return Sandbox(course.limits, packages=course.packages) if one_process(jobs, entries) else None
+        return []  # grading says what is wrong with the folder
+    count = min(jobs if jobs is not None else default_jobs(entries), entries)
+    started: list = []
+    try:
+        for _ in range(count):
+            started.append(Sandbox(course.limits, packages=course.packages))
+    except BaseException:
+        for sandbox in started:
+            sandbox.close()
+        raise
+    return started

@@ -110,10 +110,12 @@ class Sandbox:
         sweep_scratch()
         self._proc = None
         self.broken = False
+        self._handed_over = False  # another process serves this sandbox now (hand_over)
         self._start_zygote()
 
     def _start_zygote(self) -> None:
         self.broken = False
+        self._adopted = False  # whether the keeper is another process's child (take_over)
         # The keeper makes the folder (and says where in its first answer): a folder exists only once
         # a process that removes it however this one ends does.
         self.scratch = None
@@ -227,13 +229,16 @@ class Sandbox:
         self._starting = False
         self._unanswered = 0
         self._control.close()
-        try:
-            if kill:
+        if self._adopted:
+            self._end_adopted(kill=kill)
+        else:
+            try:
+                if kill:
+                    self._proc.kill()
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
                 self._proc.kill()
-            self._proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            self._proc.kill()
-            self._proc.wait()
+                self._proc.wait()
         self.zygote_pids = set()
         for _ in range(100):
             if not self.survivors():
@@ -247,7 +252,7 @@ class Sandbox:
         """Start a confined child for one submission and load its entry file (without `wait`, the
         child loads while this process goes on, until `Session.load` is read)."""
         for attempt in range(2):
-            if attempt or self.broken or self._proc.poll() is not None:  # killed (by the OOM killer, say)
+            if attempt or self.broken or self._keeper_ended():  # killed (by the OOM killer, say)
                 self._restart()
             try:
                 return Session(self, files, entry, wait=wait)
@@ -256,6 +261,13 @@ class Sandbox:
         raise RuntimeError("the sandbox zygote failed twice in a row")
 
     def close(self) -> None:
+        if self._proc is not None and self._handed_over:  # the process serving it has ended it
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
         if self._proc is not None:
             self._stop_zygote(kill=False)
             self._proc = None
@@ -270,3 +282,47 @@ class Sandbox:
 
     def __exit__(self, *exc):
         self.close()
+
+    # -- a sandbox started by one process and served by a process forked from it ---------------------
+    # The grading command starts its grading processes' sandboxes first thing, so that their zygotes
+    # import numpy while it loads the rest; each grading process it then forks takes one over.
+
+    def hand_over(self) -> None:
+        """In a process that no longer serves this sandbox (the forked one does): drop this process's
+        end of the control socket, so the zygote ends when the serving process closes its own. The
+        process that started it still reaps its keeper, removes its cgroup and frees its slot (close)."""
+        self._control.close()
+        self._starting = False
+        self._handed_over = True
+
+    def take_over(self) -> None:
+        """In the forked process that serves this sandbox from now on: its keeper is the child of the
+        process that started it, so whether it lives is read from /proc, not from a wait."""
+        self._adopted = True
+
+    def _keeper_ended(self) -> bool:
+        if not self._adopted:
+            return self._proc.poll() is not None
+        return _exited(self._proc.pid)
+
+    def _end_adopted(self, *, kill: bool) -> None:
+        """Let the keeper end (it kills its zygote and removes its folder once the control socket
+        closes), or kill it; its starter reaps it."""
+        pid = self._proc.pid
+        deadline = time.monotonic() + (0 if kill else 5)
+        while not _exited(pid) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if not _exited(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _exited(pid: int) -> bool:
+    """Whether a process (not necessarily a child of this one) has ended: gone, or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True
