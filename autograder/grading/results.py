@@ -53,23 +53,24 @@ class StudentResult:
     recorded: dict = field(default_factory=dict)  # plain values the suites recorded for the feedback page
     extra: dict = field(default_factory=dict)
 
+    # Sums are rounded to 6 decimals: a part of 20 points shared by 7 checks must add up to 20.
     @cached_property
-    def _by_part(self) -> dict[str, list[TestResult]]:
-        """The checks of each part, in their order (pages, rows and briefs each ask for every part)."""
+    def _sums(self) -> dict[str, tuple[float, float]]:
+        """Each part's points and most points, summed once: pages, rows and briefs ask for them often."""
         by_part: dict[str, list[TestResult]] = {}
         for t in self.tests:
             by_part.setdefault(t.part, []).append(t)
-        return by_part
+        return {part: (round(sum(t.score for t in tests), 6), round(sum(t.max_score for t in tests), 6))
+                for part, tests in by_part.items()}
 
-    # Sums are rounded to 6 decimals: a part of 20 points shared by 7 checks must add up to 20.
     def part_score(self, part: str) -> float:
-        return round(sum(t.score for t in self._by_part.get(part, ())), 6)
+        return self._sums.get(part, (0, 0))[0]
 
     def part_max(self, part: str) -> float:
-        return round(sum(t.max_score for t in self._by_part.get(part, ())), 6)
+        return self._sums.get(part, (0, 0))[1]
 
     def has_part(self, part: str) -> bool:
-        return part in self._by_part
+        return part in self._sums
 
     @property
     def total(self) -> float:
