@@ -107,10 +107,10 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=
     done, done_shares = [], {}
 
     def on_result(result: StudentResult) -> None:
-        text = results.write(result, out)
+        written = results.write(result, out)
         done.append(result.student)
         if shares is not None and not result.extra.get("handin"):  # as a later pass would read it back
-            done_shares[result.student] = shares(results.decode(text))
+            done_shares[result.student] = shares(written.read_back())
 
     errors = run_suites(ctx, chunk, on_result)
     return done, errors, done_shares

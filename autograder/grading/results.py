@@ -10,6 +10,7 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from autograder.course import layout
@@ -53,14 +54,23 @@ class StudentResult:
     extra: dict = field(default_factory=dict)
 
     # Sums are rounded to 6 decimals: a part of 20 points shared by 7 checks must add up to 20.
+    @cached_property
+    def _sums(self) -> dict[str, tuple[float, float]]:
+        """Each part's points and most points, summed once: pages, rows and briefs ask for them often."""
+        by_part: dict[str, list[TestResult]] = {}
+        for t in self.tests:
+            by_part.setdefault(t.part, []).append(t)
+        return {part: (round(sum(t.score for t in tests), 6), round(sum(t.max_score for t in tests), 6))
+                for part, tests in by_part.items()}
+
     def part_score(self, part: str) -> float:
-        return round(sum(t.score for t in self.tests if t.part == part), 6)
+        return self._sums.get(part, (0, 0))[0]
 
     def part_max(self, part: str) -> float:
-        return round(sum(t.max_score for t in self.tests if t.part == part), 6)
+        return self._sums.get(part, (0, 0))[1]
 
     def has_part(self, part: str) -> bool:
-        return any(t.part == part for t in self.tests)
+        return part in self._sums
 
     @property
     def total(self) -> float:
@@ -71,24 +81,31 @@ class StudentResult:
         return round(sum(t.max_score for t in self.tests), 6)
 
     def to_json(self) -> dict:
-        summary = "; ".join(f"{c} {_num(self.part_score(c))}/{_num(self.part_max(c))}" for c in self.columns)
+        return self._json([t.to_json() for t in self.tests])
+
+    def _json(self, tests: list) -> dict:
+        parts = {c: self.part_score(c) for c in self.columns}
+        summary = "; ".join(f"{c} {_num(parts[c])}/{_num(self.part_max(c))}" for c in self.columns)
         return {
             "score": self.total,
             "output": f"{self.status}. {summary}" if self.status != "graded" else summary,
             "visibility": self.tests[0].visibility if self.tests else "after_published",
             "stdout_visibility": "hidden",
-            "tests": [t.to_json() for t in self.tests],
+            "tests": tests,
             "extra_data": {"student": self.student, "status": self.status, "columns": list(self.columns),
-                           "parts": {c: self.part_score(c) for c in self.columns},
+                           "parts": parts,
                            "submission_output": self.output, "recorded": {k: _finite_or_none(v) for k, v in self.recorded.items()},
                            **self.extra},
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> "StudentResult":
+    def from_json(cls, d: dict, tests: tuple[TestResult, ...] | None = None) -> "StudentResult":
+        """The result `d` holds; `tests`, when given, are its checks already read from d["tests"]."""
         extra = dict(d["extra_data"])
         known = ("student", "status", "columns", "parts", "submission_output", "recorded")
-        return cls(extra["student"], tuple(TestResult.from_json(t) for t in d["tests"]), tuple(extra["columns"]),
+        if tests is None:
+            tests = tuple(TestResult.from_json(t) for t in d["tests"])
+        return cls(extra["student"], tests, tuple(extra["columns"]),
                    extra["status"], extra.get("submission_output", ""), dict(extra.get("recorded") or {}),
                    {k: v for k, v in extra.items() if k not in known})
 
@@ -124,13 +141,27 @@ def _num(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC  # as open(path, "wb")
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write via a temporary file and rename: a killed grader never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    """Write via a temporary file and rename: a killed grader never leaves half a file.
+
+    Written with os calls (a grading process writes two files per student), and the folder is made
+    only when it is missing, not checked before every file."""
+    folder, name = os.path.split(os.fspath(path))
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, _CREATE, 0o666)
+    except FileNotFoundError:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(tmp, _CREATE, 0o666)
+    try:
+        view = memoryview(data.encode("utf-8") if isinstance(data, str) else data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
     os.replace(tmp, path)  # atomic: readers and reruns see the old file or the whole new one
 
 
@@ -145,14 +176,65 @@ def path_for(out: Path, student: str, handin: str = "") -> Path:
     return Path(out) / RESULTS_DIR / f"{student}.json"
 
 
-def write(result: StudentResult, out: Path, *, handin: str | None = None) -> str:
+# -- the text of a results file, from its checks' texts ---------------------------------------------
+
+_CHECKS: dict = {}  # a check (and how its numbers are written) -> (its JSON text, the check read back from it)
+CHECKS_KEPT = 4096  # a class repeats a few hundred distinct checks (passed ones, common mistakes, blank answers)
+
+
+def _check(t: TestResult) -> tuple[str, TestResult]:
+    """A check's JSON text as its result's file holds it, and the check as reading that text gives it."""
+    # 1 and 1.0, or 0.0 and -0.0, are equal but written differently: the key tells them apart
+    key = (t, type(t.score), type(t.max_score), math.copysign(1.0, t.score), math.copysign(1.0, t.max_score))
+    got = _CHECKS.get(key)
+    if got is None:
+        text = json.dumps(t.to_json(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+        got = (text, TestResult.from_json(json.loads(text)))
+        if len(_CHECKS) >= CHECKS_KEPT:
+            _CHECKS.clear()
+        _CHECKS[key] = got
+    return got
+
+
+class Written:
+    """The text of a result's file, and the result as reading that text back gives it."""
+
+    def __init__(self, text: str, head: str | None = None, checks: tuple[TestResult, ...] = ()):
+        self.text, self._head, self._checks = text, head, checks
+
+    def read_back(self) -> StudentResult:
+        """What `decode(self.text)` gives, without decoding the checks again."""
+        if self._head is None:
+            return decode(self.text)
+        return StudentResult.from_json(json.loads(self._head), self._checks)
+
+
+def encode(result: StudentResult) -> Written:
+    """The result's file text: strict_json(result.to_json()) and a newline, byte for byte.
+
+    Most of a result is its checks, and most checks are the same for many students, so each check's
+    text is made once and set into the text of the rest (written with an empty list of checks)."""
+    head = result._json([])
+    try:
+        text = json.dumps(head, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a NaN or an infinity in the sums or the extras: strict_json writes it as null
+        return Written(strict_json(result.to_json()) + "\n")
+    tail = f',"visibility":{json.dumps(head["visibility"])}}}'
+    if not text.endswith('"tests":[]' + tail):  # the checks are not where this expects them
+        return Written(strict_json(result.to_json()) + "\n")
+    checks = [_check(t) for t in result.tests]
+    cut = len(text) - len(tail) - 1
+    return Written(text[:cut] + ",".join(c[0] for c in checks) + text[cut:] + "\n", text,
+                   tuple(c[1] for c in checks))
+
+
+def write(result: StudentResult, out: Path, *, handin: str | None = None) -> Written:
     """Write the result where it belongs: its own hand-in's file (the default), or with handin='' the
-    student's results/<student>.json. Returns the text written (`decode` reads it back)."""
+    student's results/<student>.json. Returns what was written (Written.read_back reads it back)."""
     path = path_for(out, result.student, result.extra.get("handin") or "" if handin is None else handin)
-    # One line, sorted keys: json's fast encoder only runs without indent, and this is written per student.
-    text = strict_json(result.to_json()) + "\n"
-    atomic_write(path, text)
-    return text
+    written = encode(result)
+    atomic_write(path, written.text)
+    return written
 
 
 def decode(text: str) -> StudentResult:

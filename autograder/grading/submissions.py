@@ -62,7 +62,7 @@ def _read_bytes(path: Path, limit: int) -> bytes:
     except OSError as e:
         kind = not_regular(path)
         raise QkvError(f"{path}: {kind or f'cannot read ({e.strerror})'}; only regular files are read") from None
-    with os.fdopen(fd, "rb") as f:
+    try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise QkvError(f"{path}: is a folder; give the file inside it")
@@ -71,12 +71,27 @@ def _read_bytes(path: Path, limit: int) -> bytes:
         if info.st_size > limit:
             raise QkvError(f"{path}: {info.st_size} bytes, larger than the {limit}-byte limit")
         try:
-            data = f.read(limit + 1)  # never more, even if the file grew since fstat()
+            data = _read_at_most(fd, limit + 1, info.st_size)  # never more, even if the file grew since fstat()
         except OSError as e:
             raise QkvError(f"{path}: cannot read ({e.strerror})") from None
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise QkvError(f"{path}: larger than the {limit}-byte limit")
     return data
+
+
+def _read_at_most(fd: int, most: int, size: int) -> bytes:
+    """Up to `most` bytes from fd, in reads the size of the file (a buffered read of `most` would first
+    make room for all of it: megabytes, for a file of a few kilobytes)."""
+    chunks = []
+    while most > 0:
+        chunk = os.read(fd, min(most, max(size + 1, 64 * 1024)))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        most -= len(chunk)
+    return b"".join(chunks)
 
 
 def read_limited(path: Path, limit: int) -> bytes:

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from autograder.errors import did_you_mean
+from autograder.quiz import flat_yaml
 from autograder.quiz.kinds import BadAnswer, parse, what
 
 
@@ -104,11 +105,15 @@ def read_ahead(source: Path | Answers | None) -> Answers | None:
 
 def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
     """The parsed document and, per top-level key, the lines it appears on."""
-    loader = None
+    loader, flat = None, flat_yaml.compose(text)  # the usual flat file, without PyYAML's slow scanner
     try:
-        loader = yaml.SafeLoader(text)  # already reads the text: a control character fails here
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        if flat is not None:
+            node, builder = flat
+            data = builder.construct_document(node) if node is not None else None
+        else:
+            loader = yaml.SafeLoader(text)  # already reads the text: a control character fails here
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark else ""

@@ -6,6 +6,8 @@ appears beyond the teaching messages the grader already wrote into the results.
 """
 from __future__ import annotations
 
+import math
+
 from autograder.content.figures import Curve, Note, Section
 from autograder.course import deadlines
 from autograder.reports import heatmap
@@ -111,17 +113,30 @@ def _checks_table(tests, first: str = "check") -> str:
             "course.</p>") if hidden else ""
     if not shown:
         return note.lstrip("\n")
-    rows = []
-    for t in shown:
-        said = esc(t.output) if t.output else ("" if t.outcome == "passed" else esc("(no message)"))
-        if t.mistake:
-            said += f" <span class=\"tag\" title=\"known misconception\">{esc(t.mistake)}</span>"
-        rows.append(f"<tr><td>{esc(t.name)}</td><td>{outcome_label(t.outcome)}</td>"
-                    f"<td class=\"num\">{num(t.score)} / {num(t.max_score)}</td><td>{said}</td></tr>")
     return ("<table class=\"checks\"><colgroup><col class=\"name\"><col class=\"outcome\">"
             "<col class=\"points\"><col></colgroup>\n"
             f"<tr><th>{first}</th><th>outcome</th><th class=\"num\">points</th><th>feedback</th></tr>\n"
-            + "\n".join(rows) + "\n</table>" + note)
+            + "\n".join(map(_check_row, shown)) + "\n</table>" + note)
+
+
+_ROWS: dict = {}  # a check (and the signs of its points) -> its row in a checks table
+ROWS_KEPT = 4096  # a class repeats a few hundred distinct checks: passed ones, common mistakes, blank answers
+
+
+def _check_row(t) -> str:
+    """A check's row; most rows are the same for many students, so each distinct one is written once."""
+    key = (t, math.copysign(1.0, t.score), math.copysign(1.0, t.max_score))  # -0.0 == 0.0 but shows as -0
+    row = _ROWS.get(key)
+    if row is None:
+        said = esc(t.output) if t.output else ("" if t.outcome == "passed" else esc("(no message)"))
+        if t.mistake:
+            said += f" <span class=\"tag\" title=\"known misconception\">{esc(t.mistake)}</span>"
+        row = (f"<tr><td>{esc(t.name)}</td><td>{outcome_label(t.outcome)}</td>"
+               f"<td class=\"num\">{num(t.score)} / {num(t.max_score)}</td><td>{said}</td></tr>")
+        if len(_ROWS) >= ROWS_KEPT:
+            _ROWS.clear()
+        _ROWS[key] = row
+    return row
 
 
 def _part(assignment, result: StudentResult, column: str) -> str:
