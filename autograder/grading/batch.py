@@ -36,7 +36,7 @@ from autograder.sandbox import isolation
 from autograder.sandbox.host import Sandbox, layers, missing_text
 from autograder.grading.submissions import Submission, answers_source, discover, submissions_root
 
-CHUNK = 50  # students per task handed to a grading process
+CHUNK = 20  # students per task handed to a grading process: small enough that the processes finish together
 
 
 @dataclass
