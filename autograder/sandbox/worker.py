@@ -26,8 +26,9 @@ import numpy as np
 from autograder.sandbox import child, imports, isolation, seccomp, wire
 
 # Imported here, before any child is forked, so a confined child never needs to read them from disk.
+# Not numpy.testing: a submission seldom imports it (a child can, from disk), and its 5 MB would be
+# copied into every child's page tables at the fork and torn down at its exit.
 import collections, dataclasses, itertools, math, random, typing, warnings  # noqa: E401,F401
-import numpy.testing  # noqa: F401
 
 # The folders a child imports through, opened once by the zygote (see imports.py): {path: alias},
 # and their descriptors, which a child keeps.
