@@ -44,7 +44,6 @@ class LoadResult:
     ok: bool
     reason: str = ""  # syntax | import | memory | timeout | exited | unreadable
     message: str = ""
-    functions: tuple[str, ...] = ()
 
 
 def one_line(text, limit: int) -> str:
@@ -204,9 +203,7 @@ class Session:
 
     def _loaded(self, header: dict) -> LoadResult:
         if header.get("op") == wire.Op.LOADED:
-            names = header.get("functions")
-            ok_names = tuple(one_line(n, 80) for n in names[:200]) if isinstance(names, list) else ()
-            return LoadResult(True, functions=ok_names)
+            return LoadResult(True)
         self.close()
         message = one_line(header.get("message", "could not be loaded"), 300)
         where = one_line(header.get("where", ""), 300)

@@ -76,7 +76,8 @@ def _setup(config: dict) -> child.Setup:
         limits=((resource.RLIMIT_CORE, (0, 0)), (resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 1)),
                 (resource.RLIMIT_FSIZE, (limits["max_file_kb"] * 1024,) * 2), (resource.RLIMIT_NOFILE, (64, 64)),
                 (resource.RLIMIT_NPROC, (limits["max_processes"],) * 2)),
-        memory=limits["memory_mb"] * 2**20, packages=tuple(config["packages"]), opened=dict(_OPENED),
+        memory=limits["memory_mb"] * 2**20, import_path=imports.import_path(_OPENED),
+        gate=imports.Gate(tuple(config["packages"])),
         keep=frozenset((0, 1, 2, *_OPENED_FDS)), devnull=os.open(os.devnull, os.O_RDONLY))
 
 
