@@ -23,7 +23,7 @@ import tempfile
 
 import numpy as np
 
-from autograder.sandbox import child, imports, isolation, seccomp, wire
+from autograder.sandbox import child, imports, isolation, seccomp, warmup, wire
 
 # Imported here, before any child is forked, so a confined child never needs to read them from disk.
 # Not numpy.testing: a submission seldom imports it (a child can, from disk), and its 5 MB would be
@@ -54,9 +54,11 @@ def _prepare(packages: tuple[str, ...]) -> None:
     imports.allowed_names(packages)
     if seccomp.supported():
         seccomp.compiled()
+    warmup.rehearse()
     os.environ.clear()
     os.environ.update(CHILD_ENV)
     sys.path_importer_cache.clear()  # a child clears it again: let it find (and free) nothing
+    warmup.fill_free_blocks()
     gc.freeze()
 
 
