@@ -156,6 +156,10 @@ def _describe(exc: BaseException, filename: str, cells=None) -> dict:
     return {"type": type(exc).__name__[:80], "message": message, "where": _student_trace(exc, filename, cells)}
 
 
+def _raised(exc: BaseException, filename: str, cells=None) -> list:
+    return [wire.Op.RAISED, type(exc).__name__[:80], str(exc)[:300], _student_trace(exc, filename, cells)]
+
+
 def _changed(value, original: bytes, shape: tuple) -> bool:
     """Whether an input is no longer the array it came as: other values bit for bit, another shape,
     or no longer an array of numbers at all."""
@@ -222,46 +226,46 @@ class Child:
         self.module = module
         self.send(LOADED)
 
-    def call(self, function: str, args, originals) -> tuple[dict, list]:
-        """Run one call; its reply (returned, raised, ...) and the arrays that go with it.
+    def call(self, function: str, args, originals) -> tuple[list, list]:
+        """Run one call; its reply (returned, raised, ...; see wire.Op) and the arrays that go with it.
 
         `originals` holds each input as it came ((bytes, shape)): the reply says which inputs the call
         changed, so only its value has to cross back.
         """
         fn = getattr(self.module, function, None)
         if not callable(fn):
-            return {"op": wire.Op.MISSING}, []
+            return [wire.Op.MISSING], []
         try:
             result = fn(*args)
         except NotImplementedError:
-            return {"op": wire.Op.NOT_IMPLEMENTED}, []
+            return [wire.Op.NOT_IMPLEMENTED], []
         except MemoryError:
-            return {"op": wire.Op.MEMORY}, []
+            return [wire.Op.MEMORY], []
         except BaseException as e:  # RecursionError, SystemExit, ...: the student's, reported as raised
-            return {"op": wire.Op.RAISED, **_describe(e, self.filename, self.cells)}, []
+            return _raised(e, self.filename, self.cells), []
         arrays = []
         try:
             value = wire.encode_value(result, arrays)
             changed = [_changed(a, *original) for a, original in zip(args, originals)]
         except MemoryError:
-            return {"op": wire.Op.MEMORY}, []
-        return {"op": wire.Op.RETURNED, "value": value, "changed": changed}, arrays
+            return [wire.Op.MEMORY], []
+        return [wire.Op.RETURNED, value, changed], arrays
 
     def calls(self, header: dict, payload: bytes) -> None:
         """Run a batch of calls in order and answer in as few frames as the limits allow (one, as a
         rule), or, with `stream`, one frame per call as it returns so the grader can time each."""
         results, arrays, head, size, offset = [], [], 0, 0, 0
-        for call in header["calls"]:
+        for function, *trees in header["calls"]:
             args, originals = [], []
-            for tree in call["args"]:
+            for tree in trees:
                 value, end = wire.decode_value(tree, payload, offset)
                 args.append(value)
                 originals.append((payload[offset:end], value.shape if type(value) is np.ndarray else None))
                 offset = end
-            reply, out = self.call(call["function"], args, originals)
+            reply, out = self.call(function, args, originals)
             results.append(reply)
             arrays += out
-            head += 256 + 64 * len(out) + len(reply.get("message", "")) + len(reply.get("where", ""))
+            head += 256 + 64 * len(out) + sum(len(text) for text in reply[2:] if type(text) is str)
             size += sum(a.nbytes for a in out)
             if header.get("stream") or head > wire.MAX_HEADER // 4 or size > wire.MAX_PAYLOAD // 4:
                 self.reply({"op": wire.Op.RESULTS, "results": results}, arrays)

@@ -230,8 +230,7 @@ class Session:
             return [CallResult("exited", message="the worker is no longer running")]
         timeout = self.sandbox.limits.call_timeout_s if timeout is None else timeout
         arrays: list = []
-        trees = [{"function": f, "args": [wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args]}
-                 for f, args in calls]
+        trees = [[f, *(wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args)] for f, args in calls]
         frame = wire.pack({"op": wire.Op.CALLS, "calls": trees, "stream": stream}, arrays)
         done: list[CallResult] = []
         try:
@@ -260,23 +259,23 @@ class Session:
             raise wire.WireError("unknown reply")
         out, offset = [], 0
         for (function, args), item in zip(calls, items):
-            if not isinstance(item, dict):
-                raise wire.WireError("a result is not an object")
+            if type(item) is not list or not item:
+                raise wire.WireError("a result is not a list")
             result, offset = self._result(function, args, item, payload, offset)
             out.append(result)
         return out
 
-    def _result(self, function: str, args, header: dict, payload: bytes, offset: int) -> tuple[CallResult, int]:
-        op = header.get("op")
-        if op == wire.Op.RETURNED:
-            value, offset = wire.decode_value(header.get("value"), payload, offset)
-            changed = header.get("changed")  # per input: whether the call changed it (bit for bit)
-            if not isinstance(changed, list) or not all(type(c) is bool for c in changed):
+    def _result(self, function: str, args, item: list, payload, offset: int) -> tuple[CallResult, int]:
+        op = item[0]
+        if op == wire.Op.RETURNED and len(item) == 3:
+            value, offset = wire.decode_value(item[1], payload, offset)
+            changed = item[2]  # per input: whether the call changed it (bit for bit)
+            if type(changed) is not list or not all(type(c) is bool for c in changed):
                 raise wire.WireError("changed is not a list of booleans")
             return CallResult("returned", value, tuple(changed[:len(args)])), offset
-        if op == wire.Op.RAISED:
-            text = f"raised {one_line(header.get('type'), 80)}: {one_line(header.get('message'), 300)}"
-            where = one_line(header.get("where", ""), 400)
+        if op == wire.Op.RAISED and len(item) == 4:
+            text = f"raised {one_line(item[1], 80)}: {one_line(item[2], 300)}"
+            where = one_line(item[3], 400)
             return CallResult("raised", message=text + (f" ({where})" if where else "")), offset
         if op == wire.Op.NOT_IMPLEMENTED:
             return CallResult("not_implemented", message=f"{function}() is not implemented yet"), offset
@@ -361,7 +360,7 @@ class _Frames:
         if len(buf) < self.need:
             return None
         header = self.header
-        payload = bytes(buf[self.need - header["payload"]:self.need])
+        payload = buf[self.need - header["payload"]:self.need]  # a copy, which the arrays decoded from it share
         del buf[:self.need]
         self.header = None
         return header, payload

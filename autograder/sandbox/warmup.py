@@ -58,7 +58,7 @@ def rehearse() -> None:
     X = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
     W = np.linspace(0.5, -0.5, 20).reshape(5, 4)
     arrays: list = []
-    calls = [{"function": name, "args": [wire.encode_value(X, arrays), wire.encode_value(W, arrays)]}
+    calls = [[name, wire.encode_value(X, arrays), wire.encode_value(W, arrays)]
              for name in ("chain", "in_place", "raises", "stub", "missing")]
     frame = wire.pack({"op": wire.Op.CALLS, "calls": calls}, arrays)
     folder = tempfile.mkdtemp(prefix="qkv-rehearsal-")
