@@ -11,7 +11,6 @@ import os
 import select
 import shutil
 import signal
-import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -92,7 +91,7 @@ class Session:
         self.pid: int | None = None
         self._fds: tuple[int, ...] = ()
         sandbox.clear()  # the cgroup holds nothing but the zygote when a submission joins it
-        self.workdir = tempfile.mkdtemp(prefix="sub-", dir=sandbox.scratch)
+        self.workdir = _new_folder(sandbox.scratch)
         self._files = list(files)
         try:
             self._start(files, entry)
@@ -111,11 +110,17 @@ class Session:
     def _start(self, files: dict[str, bytes], entry: str) -> None:
         sandbox = self.sandbox
         for name, data in files.items():
-            with open(os.path.join(self.workdir, name), "wb") as f:
-                f.write(data)
+            fd = os.open(os.path.join(self.workdir, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if sandbox.uid is not None:
+                    os.fchown(fd, sandbox.uid, sandbox.uid)
+            finally:
+                os.close(fd)
         if sandbox.uid is not None:
-            for p in [self.workdir, *(os.path.join(self.workdir, n) for n in files)]:
-                os.chown(p, sandbox.uid, sandbox.uid)
+            os.chown(self.workdir, sandbox.uid, sandbox.uid)
         req_r, self._req = os.pipe()
         self._rep, rep_w = os.pipe()
         self._out, out_w = os.pipe()
@@ -364,6 +369,18 @@ class _Frames:
         del buf[:self.need]
         self.header = None
         return header, payload
+
+
+def _new_folder(parent: str) -> str:
+    """A new folder for one submission, private (0700) and named at random (tempfile.mkdtemp's
+    way, with fewer steps and more randomness)."""
+    while True:
+        path = os.path.join(parent, "sub-" + os.urandom(8).hex())
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            continue
 
 
 def _remove(folder: str, names) -> None:
