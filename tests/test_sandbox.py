@@ -155,3 +155,22 @@ def test_empty_cgroups_of_dead_grading_processes_are_swept_at_start():
     isolation.cgroup_create(name, max_pids=4, memory_bytes=64 << 20)
     Sandbox(Limits()).close()
     assert not any(p.exists() for p in isolation.cgroup_paths(name))
+
+
+FORGE_AT_IMPORT = ("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, {frame!r})\n"
+                   "    except OSError:\n        pass\n{rest}\ndef f(S):\n    return S\n")
+
+
+@pytest.mark.parametrize("frame, rest, load_ok", [
+    (wire.LOADED_FRAME, "raise ValueError('after a forged answer')", True),  # then its own UNGRADABLE
+    (wire.LOADED_FRAME[:9], "", False),  # half an answer, then the real one: one malformed frame
+    (b"\x00\x00\x00\x02{}", "", False),
+    (b"\xff" * 64, "", False),
+])
+def test_answers_written_before_a_load_cost_the_submission_only(sb, frame, rest, load_ok):
+    with session(sb, FORGE_AT_IMPORT.format(frame=frame, rest=rest)) as s:
+        assert s.load.ok is load_ok
+        r = s.call("f", [S])
+    assert r.kind in ("invalid", "exited") and not (load_ok and r.kind == "returned")
+    if not load_ok:
+        assert s.load.reason == "invalid" and "malformed" in s.load.message

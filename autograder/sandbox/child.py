@@ -25,7 +25,6 @@ import numpy as np
 from autograder.sandbox import imports, isolation, seccomp, wire
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
-LOADED = wire.pack({"op": wire.Op.LOADED})  # the same reply from every child that loads
 
 
 @dataclass(frozen=True)
@@ -224,7 +223,7 @@ class Child:
                         f"{info['message']}", "where": info["where"]})
             return
         self.module = module
-        self.send(LOADED)
+        self.send(wire.LOADED_FRAME)
 
     def call(self, function: str, args, originals) -> tuple[list, list]:
         """Run one call; its reply (returned, raised, ...; see wire.Op) and the arrays that go with it.

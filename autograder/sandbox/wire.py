@@ -95,6 +95,9 @@ def pack(header: dict, arrays=()) -> bytes:
     return LENGTH.pack(len(head)) + head + payload
 
 
+LOADED_FRAME = pack({"op": Op.LOADED})  # what every child that loads answers, byte for byte
+
+
 # +1 for an opening bracket, -1 for a closing one, 0 for any other byte (UTF-8 never uses these
 # bytes inside a multi-byte character, so bytes count as the characters they spell).
 _BRACKET_STEP = np.zeros(256, dtype=np.int64)
@@ -113,7 +116,7 @@ def parse_header(head: bytes) -> dict:
         raise WireError("header too large")
     try:
         text = head.decode("utf-8")
-        if _nesting(head) > MAX_DEPTH:
+        if head.count(b"[") + head.count(b"{") > MAX_DEPTH and _nesting(head) > MAX_DEPTH:  # (no deeper than it opens)
             raise WireError("header nests too deeply")
         header = json.loads(text, parse_constant=_no_constant)
     except WireError:
@@ -179,3 +182,34 @@ class Other:
 
     def __repr__(self) -> str:
         return f"<{self.type_name}>"
+
+
+class Frames:
+    """Bytes read from the child, cut into whole frames; every size is checked before it is trusted."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.header = None  # the parsed header of the frame at the front, once it is whole
+        self.need = 0
+
+    def take(self):
+        """The first whole frame (header, payload), or None while it is incomplete."""
+        buf = self.buf
+        if self.header is None:
+            if len(buf) < LENGTH.size:
+                return None
+            start = LENGTH.size
+            (size,) = LENGTH.unpack(buf[:start])
+            if size > MAX_HEADER:
+                raise WireError("header too large")
+            if len(buf) < start + size:
+                return None
+            self.header = parse_header(bytes(buf[start:start + size]))
+            self.need = start + size + self.header["payload"]
+        if len(buf) < self.need:
+            return None
+        header = self.header
+        payload = buf[self.need - header["payload"]:self.need]  # a copy, which the arrays decoded from it share
+        del buf[:self.need]
+        self.header = None
+        return header, payload
