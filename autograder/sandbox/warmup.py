@@ -48,7 +48,7 @@ def raises(X, W):
 def stub(X, W):
     raise NotImplementedError
 '''
-ROUNDS = 64  # enough for the interpreter to specialise what a child runs
+ROUNDS = 16  # enough for the interpreter to specialise most of what a child runs (7 ms, once per zygote)
 _FILLERS: list = []  # what fill_free_blocks took, kept for the zygote's lifetime
 _STATS_LINE = re.compile(rb"^\s*(\d+)\s+(\d+)\s+\d+\s+\d+\s+(\d+)\s*$", re.M)  # class, size, ..., free blocks
 
