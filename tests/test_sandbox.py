@@ -92,14 +92,18 @@ def test_sandbox_cgroup_is_removed_on_close():
 
 
 @pytest.mark.parametrize("tree, payload, message", [
-    ({"t": "array", "shape": [100_000, 100_000]}, b"", "larger than the payload"),
-    ({"t": "array", "shape": [10**9]}, b"", "shape is malformed"),
-    ({"t": "array", "shape": [1, 2, 3, 4, 5]}, b"", "shape is malformed"),
-    ({"t": "array", "shape": [-1]}, b"", "shape is malformed"),
-    ({"t": "array", "shape": "3"}, b"", "shape is malformed"),
-    ({"t": "tuple", "items": [{"t": "none"}] * 100}, b"", "tuple is malformed"),
-    ({"t": "pickle"}, b"", "unknown value kind"),
-    ([1, 2], b"", "malformed"),
+    ([100_000, 100_000], b"", "larger than the payload"),
+    ([10**9], b"", "shape is malformed"),
+    ([1, 2, 3, 4, 5], b"", "shape is malformed"),
+    ([-1], b"", "shape is malformed"),
+    ([True, 2], b"", "shape is malformed"),
+    ([2.0], b"", "shape is malformed"),
+    (["3"], b"", "shape is malformed"),
+    (["t", *[None] * 100], b"", "tuple is malformed"),
+    (["t", ["t", ["t", ["t", ["t", None]]]]], b"", "malformed"),
+    ({"t": "pickle"}, b"", "malformed"),
+    (3, b"", "malformed"),
+    ([1, 2], b"", "larger than the payload"),
 ])
 def test_lying_value_trees_are_rejected_before_allocating(tree, payload, message):
     with pytest.raises(wire.WireError, match=message):
@@ -110,6 +114,18 @@ def test_lying_value_trees_are_rejected_before_allocating(tree, payload, message
 def test_bad_headers_are_rejected(head):
     with pytest.raises(wire.WireError):
         wire.parse_header(head)
+
+
+def test_values_decode_from_a_writable_payload_as_views_each_its_own_stretch():
+    arrays = []
+    tree = wire.encode_value((S, S[0], 2.0, "text"), arrays)
+    payload = bytearray(b"".join(a.tobytes() for a in arrays))
+    (a, b, c, d), end = wire.decode_value(tree, payload)
+    assert end == len(payload) and all(v.flags.writeable and v.dtype == np.float64 for v in (a, b, c))
+    a[...] = 0.0
+    assert np.array_equal(b, S[0]) and c == 2.0 and isinstance(d, wire.Other) and d.type_name == "str"
+    (copied,), _ = wire.decode_value(["t", [3]], bytes(24))
+    assert copied.flags.writeable
 
 
 def test_frames_round_trip():
@@ -139,3 +155,22 @@ def test_empty_cgroups_of_dead_grading_processes_are_swept_at_start():
     isolation.cgroup_create(name, max_pids=4, memory_bytes=64 << 20)
     Sandbox(Limits()).close()
     assert not any(p.exists() for p in isolation.cgroup_paths(name))
+
+
+FORGE_AT_IMPORT = ("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, {frame!r})\n"
+                   "    except OSError:\n        pass\n{rest}\ndef f(S):\n    return S\n")
+
+
+@pytest.mark.parametrize("frame, rest, load_ok", [
+    (wire.LOADED_FRAME, "raise ValueError('after a forged answer')", True),  # then its own UNGRADABLE
+    (wire.LOADED_FRAME[:9], "", False),  # half an answer, then the real one: one malformed frame
+    (b"\x00\x00\x00\x02{}", "", False),
+    (b"\xff" * 64, "", False),
+])
+def test_answers_written_before_a_load_cost_the_submission_only(sb, frame, rest, load_ok):
+    with session(sb, FORGE_AT_IMPORT.format(frame=frame, rest=rest)) as s:
+        assert s.load.ok is load_ok
+        r = s.call("f", [S])
+    assert r.kind in ("invalid", "exited") and not (load_ok and r.kind == "returned")
+    if not load_ok:
+        assert s.load.reason == "invalid" and "malformed" in s.load.message

@@ -11,6 +11,7 @@ every submission is worked out once by the zygote (`Setup`), before its first fo
 """
 from __future__ import annotations
 
+import _signal
 import json
 import os
 import resource
@@ -36,8 +37,8 @@ class Setup:
     seccomp: bool
     limits: tuple  # ((resource, (soft, hard)), ...): all but RLIMIT_AS, which depends on the child
     memory: int  # bytes a child may map beyond what it has mapped when it confines itself
-    packages: tuple[str, ...]
-    opened: dict  # the folders imports go through: {path: '/proc/self/fd/N'} (see imports.py)
+    import_path: tuple[str, ...]  # sys.path: the standard library through the opened folders (imports.py)
+    gate: imports.Gate  # the import gate, told the submission's own module name by each child
     keep: frozenset  # the zygote's descriptors a child keeps: 0-2 and the opened folders
     devnull: int  # the zygote's /dev/null, a child's stdin
 
@@ -54,7 +55,7 @@ def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> No
         keep = sorted(setup.keep.union((req, rep) if ruleset is None else (req, rep, ruleset)))
         for low, high in zip(keep, keep[1:] + [65536]):
             os.closerange(low + 1, high)  # the zygote's control socket among them
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)  # signal.signal would build enums to say what it replaced
         confine(setup, workdir, entry, ruleset)
         Child(req, rep, workdir, entry).serve()
     except EOFError:
@@ -83,7 +84,7 @@ def confine(setup: Setup, workdir: str, entry: str, ruleset: int | None) -> None
         seccomp.install()
     os.chdir(workdir)
     os.environ["HOME"] = workdir  # the rest of the environment, and nothing else, the zygote set
-    imports.restrict(setup.opened, setup.packages, own=(os.path.splitext(entry)[0],))
+    imports.restrict(setup.import_path, setup.gate, own=os.path.splitext(entry)[0])
 
 
 def _mapped() -> int:
@@ -93,6 +94,18 @@ def _mapped() -> int:
         return int(os.read(statm, 256).split()[0]) * PAGE_SIZE
     finally:
         os.close(statm)
+
+
+def _read_file(path: str) -> bytes:
+    """A file's bytes, without the io objects open() would build around them."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _read_exact(fd: int, n: int) -> bytes:
@@ -127,14 +140,23 @@ def _where(line: int, cells) -> str:
 
 
 def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
-    """The traceback trimmed to the student's own frames: 'line 12 in score: return Q @ K'."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    """The traceback trimmed to the student's own frames: 'line 12 in score: return Q @ K'.
+
+    Frames are picked before their lines are looked up: the lines of numpy's own frames (a wrong
+    axis raises inside numpy's Python code) would have linecache read whole numpy modules for nothing.
+    """
+    own = [(frame, line) for frame, line in traceback.walk_tb(exc.__traceback__) if frame.f_code.co_filename == filename]
+    frames = traceback.StackSummary.extract(own[-3:])
     return "; ".join(f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:])
 
 
 def _describe(exc: BaseException, filename: str, cells=None) -> dict:
     message = str(exc)[:300]
     return {"type": type(exc).__name__[:80], "message": message, "where": _student_trace(exc, filename, cells)}
+
+
+def _raised(exc: BaseException, filename: str, cells=None) -> list:
+    return [wire.Op.RAISED, type(exc).__name__[:80], str(exc)[:300], _student_trace(exc, filename, cells)]
 
 
 def _changed(value, original: bytes, shape: tuple) -> bool:
@@ -161,17 +183,18 @@ class Child:
         self.cells = None  # a notebook's map from lines to cells, written beside the code by the grader
 
     def reply(self, header: dict, arrays=()) -> None:
+        self.send(wire.pack(header, arrays))
+
+    def send(self, frame: bytes) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
-        _write(self.rep, wire.pack(header, arrays))
+        _write(self.rep, frame)
 
     def load(self) -> None:
         try:
-            with open(self.path, "rb") as f:
-                source = f.read()
-            if os.path.exists(wire.CELL_MAP_FILE):
-                with open(wire.CELL_MAP_FILE, "rb") as f:
-                    self.cells = json.loads(f.read(1 << 20))
+            source = _read_file(self.path)
+            if os.access(wire.CELL_MAP_FILE, os.F_OK):
+                self.cells = json.loads(_read_file(wire.CELL_MAP_FILE)[:1 << 20])
             code = compile(source, self.filename, "exec", dont_inherit=True)
         except SyntaxError as e:
             where = _where(e.lineno or 0, self.cells)
@@ -200,49 +223,48 @@ class Child:
                         f"{info['message']}", "where": info["where"]})
             return
         self.module = module
-        functions = [name for name, value in vars(module).items() if callable(value)]
-        self.reply({"op": wire.Op.LOADED, "functions": functions[:200]})
+        self.send(wire.LOADED_FRAME)
 
-    def call(self, function: str, args, originals) -> tuple[dict, list]:
-        """Run one call; its reply (returned, raised, ...) and the arrays that go with it.
+    def call(self, function: str, args, originals) -> tuple[list, list]:
+        """Run one call; its reply (returned, raised, ...; see wire.Op) and the arrays that go with it.
 
         `originals` holds each input as it came ((bytes, shape)): the reply says which inputs the call
         changed, so only its value has to cross back.
         """
         fn = getattr(self.module, function, None)
         if not callable(fn):
-            return {"op": wire.Op.MISSING}, []
+            return [wire.Op.MISSING], []
         try:
             result = fn(*args)
         except NotImplementedError:
-            return {"op": wire.Op.NOT_IMPLEMENTED}, []
+            return [wire.Op.NOT_IMPLEMENTED], []
         except MemoryError:
-            return {"op": wire.Op.MEMORY}, []
+            return [wire.Op.MEMORY], []
         except BaseException as e:  # RecursionError, SystemExit, ...: the student's, reported as raised
-            return {"op": wire.Op.RAISED, **_describe(e, self.filename, self.cells)}, []
+            return _raised(e, self.filename, self.cells), []
         arrays = []
         try:
             value = wire.encode_value(result, arrays)
             changed = [_changed(a, *original) for a, original in zip(args, originals)]
         except MemoryError:
-            return {"op": wire.Op.MEMORY}, []
-        return {"op": wire.Op.RETURNED, "value": value, "changed": changed}, arrays
+            return [wire.Op.MEMORY], []
+        return [wire.Op.RETURNED, value, changed], arrays
 
     def calls(self, header: dict, payload: bytes) -> None:
         """Run a batch of calls in order and answer in as few frames as the limits allow (one, as a
         rule), or, with `stream`, one frame per call as it returns so the grader can time each."""
         results, arrays, head, size, offset = [], [], 0, 0, 0
-        for call in header["calls"]:
+        for function, *trees in header["calls"]:
             args, originals = [], []
-            for tree in call["args"]:
+            for tree in trees:
                 value, end = wire.decode_value(tree, payload, offset)
                 args.append(value)
-                originals.append((payload[offset:end], np.shape(value)))
+                originals.append((payload[offset:end], value.shape if type(value) is np.ndarray else None))
                 offset = end
-            reply, out = self.call(call["function"], args, originals)
+            reply, out = self.call(function, args, originals)
             results.append(reply)
             arrays += out
-            head += 256 + 64 * len(out) + len(reply.get("message", "")) + len(reply.get("where", ""))
+            head += 256 + 64 * len(out) + sum(len(text) for text in reply[2:] if type(text) is str)
             size += sum(a.nbytes for a in out)
             if header.get("stream") or head > wire.MAX_HEADER // 4 or size > wire.MAX_PAYLOAD // 4:
                 self.reply({"op": wire.Op.RESULTS, "results": results}, arrays)

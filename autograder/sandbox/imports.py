@@ -48,16 +48,17 @@ def allowed_names(allowed: tuple[str, ...]) -> frozenset[str]:
 
 
 class Gate:
-    """A meta-path finder that lets through only the standard library and the allowed packages."""
+    """A meta-path finder that lets through only the standard library, the allowed packages and the
+    submission's own module (`own`)."""
 
-    def __init__(self, allowed: tuple[str, ...], own: tuple[str, ...] = ()):
+    def __init__(self, allowed: tuple[str, ...], own: str | None = None):
         self.allowed = tuple(allowed)
         self.names = allowed_names(self.allowed)
-        self.own = frozenset(own)
+        self.own = own
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
-        if top in self.names or top in self.own:
+        if top in self.names or top == self.own:
             return None  # the ordinary finders look for it
         listed = ", ".join(self.allowed) if self.allowed else "only the standard library"
         raise NotAllowed(f"import of {top} is not allowed in this course (allowed: {listed})", name=top)
@@ -95,8 +96,15 @@ def alias_packages(opened: dict[str, str]) -> None:
             paths += [alias for alias in (_through(p, opened) for p in list(paths)) if alias]
 
 
-def restrict(opened: dict[str, str], allowed: tuple[str, ...], own: tuple[str, ...] = ()) -> None:
-    """Import only through the opened folders (see alias_packages), and only what the course allows."""
-    sys.path[:] = [opened[p] for p in stdlib_dirs() if p in opened]
+def import_path(opened: dict[str, str]) -> tuple[str, ...]:
+    """sys.path of a confined child: the standard library through the opened folders."""
+    return tuple(opened[p] for p in stdlib_dirs() if p in opened)
+
+
+def restrict(path: tuple[str, ...], gate: Gate, own: str) -> None:
+    """Import only through the opened folders (see alias_packages), and only what the gate lets
+    through (built once by the zygote; `own` is the submission's module)."""
+    sys.path[:] = path
     sys.path_importer_cache.clear()
-    sys.meta_path.insert(0, Gate(allowed, own))
+    gate.own = own
+    sys.meta_path.insert(0, gate)

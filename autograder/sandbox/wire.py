@@ -4,6 +4,10 @@ Frame: 4-byte big-endian header length, the UTF-8 JSON header, then the payload 
 header states. Values are trees of arrays, tuples and None; arrays travel as little-endian float64
 with their shape in the header. Nothing is ever unpickled, and the reading side checks every size
 before it allocates: a worker's reply is untrusted input.
+
+A value's tree is as small as JSON allows, since a batch holds one per input and result and every
+JSON object costs its reader: an array is its shape (a list of integers, [] for a scalar), None is
+null, a tuple is ["t", item, ...], and anything else is the name of its type (a string).
 """
 from __future__ import annotations
 
@@ -27,11 +31,12 @@ _F8 = np.dtype("<f8")
 class Op:
     """The names of the messages, in one place.
 
-    Grader to child: CALLS, a batch of calls run in order (then, on its own, a frame of any other op
-    ends the child). Child to grader: LOADED or UNGRADABLE once, after loading; then RESULTS frames,
-    each answering the next one or more calls of the batch in order (one frame per call when the
-    batch asks to `stream`), one reply per call: RETURNED (the value, and per input whether the call
-    changed it), RAISED, NOT_IMPLEMENTED, MISSING (no such function) or MEMORY. Grader to zygote,
+    Grader to child: CALLS, a batch of calls run in order, each [function, input tree, ...] (then,
+    on its own, a frame of any other op ends the child). Child to grader: LOADED or UNGRADABLE once,
+    after loading; then RESULTS frames, each answering the next one or more calls of the batch in
+    order (one frame per call when the batch asks to `stream`), one list per call: [RETURNED, value
+    tree, [per input, whether the call changed it]], [RAISED, type, message, where],
+    [NOT_IMPLEMENTED], [MISSING] (no such function) or [MEMORY]. Grader to zygote,
     over the control socket: START, SPAWN (a child for one submission; answered with its pid), REAP
     (kill and wait for it; answered with its wait status).
     """
@@ -54,25 +59,28 @@ class WireError(Exception):
     """A frame that breaks the format: too big, malformed, or inconsistent."""
 
 
-def encode_value(value, arrays: list, depth: int = 0) -> dict:
-    """Describe value as a JSON tree, appending its arrays (as float64) to `arrays`."""
+TUPLE = "t"  # the first item of a tuple's tree
+
+
+def encode_value(value, arrays: list, depth: int = 0):
+    """Describe value as a tree (see above), appending its arrays (as float64) to `arrays`."""
     if type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM:  # most values: as they are
         arrays.append(value)
-        return {"t": "array", "shape": list(value.shape)}
+        return list(value.shape)
     if value is None:
-        return {"t": "none"}
+        return None
     if isinstance(value, (tuple, list)) and not _is_numeric_list(value):
         if depth > 3:
-            return {"t": "other", "type": "deeply nested tuple"}
-        return {"t": "tuple", "items": [encode_value(v, arrays, depth + 1) for v in value[:MAX_ITEMS]]}
+            return "deeply nested tuple"
+        return [TUPLE, *(encode_value(v, arrays, depth + 1) for v in value[:MAX_ITEMS])]
     try:
         arr = np.asarray(value, dtype="<f8")
     except (TypeError, ValueError, OverflowError):
-        return {"t": "other", "type": type(value).__name__[:80]}
+        return type(value).__name__[:80]
     if arr.ndim > MAX_NDIM:
-        return {"t": "other", "type": f"{arr.ndim}-D array"}
+        return f"{arr.ndim}-D array"
     arrays.append(arr)
-    return {"t": "array", "shape": list(arr.shape)}
+    return list(arr.shape)
 
 
 def _is_numeric_list(value) -> bool:
@@ -81,9 +89,13 @@ def _is_numeric_list(value) -> bool:
 
 
 def pack(header: dict, arrays=()) -> bytes:
+    """A frame: the header (with the payload's length added) and the arrays' bytes."""
     payload = b"".join(a.astype("<f8", copy=False).tobytes() for a in arrays)
     head = json.dumps({**header, "payload": len(payload)}, separators=(",", ":")).encode()
     return LENGTH.pack(len(head)) + head + payload
+
+
+LOADED_FRAME = pack({"op": Op.LOADED})  # what every child that loads answers, byte for byte
 
 
 # +1 for an opening bracket, -1 for a closing one, 0 for any other byte (UTF-8 never uses these
@@ -104,7 +116,7 @@ def parse_header(head: bytes) -> dict:
         raise WireError("header too large")
     try:
         text = head.decode("utf-8")
-        if _nesting(head) > MAX_DEPTH:
+        if head.count(b"[") + head.count(b"{") > MAX_DEPTH and _nesting(head) > MAX_DEPTH:  # (no deeper than it opens)
             raise WireError("header nests too deeply")
         header = json.loads(text, parse_constant=_no_constant)
     except WireError:
@@ -122,31 +134,31 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def decode_value(tree, payload: bytes, offset: int = 0, depth: int = 0):
-    """Rebuild a value from its tree and the payload; returns (value, next offset)."""
-    if depth > 3 or not isinstance(tree, dict):
-        raise WireError("value tree is malformed")
-    kind = tree.get("t")
-    if kind == "array":
-        return _decode_array(tree.get("shape"), payload, offset)
-    if kind == "none":
+def decode_value(tree, payload, offset: int = 0, depth: int = 0):
+    """Rebuild a value from its tree and the payload; returns (value, next offset).
+
+    From a writable payload (a bytearray) arrays are views of it, each its own stretch; from bytes,
+    copies (either way, writable float64 arrays).
+    """
+    if tree is None:
         return None, offset
-    if kind == "other":
-        return Other(str(tree.get("type", "?"))[:80]), offset
-    if kind == "tuple":
-        items = tree.get("items")
-        if not isinstance(items, list) or len(items) > MAX_ITEMS:
-            raise WireError("tuple is malformed")
-        out = []
-        for item in items:
-            value, offset = decode_value(item, payload, offset, depth + 1)
-            out.append(value)
-        return tuple(out), offset
-    raise WireError(f"unknown value kind {kind!r}")
+    if type(tree) is str:
+        return Other(tree[:80]), offset
+    if type(tree) is not list or depth > 3:
+        raise WireError("value tree is malformed")
+    if not tree or tree[0] != TUPLE:
+        return _decode_array(tree, payload, offset)
+    if len(tree) > MAX_ITEMS + 1:
+        raise WireError("tuple is malformed")
+    out = []
+    for item in tree[1:]:
+        value, offset = decode_value(item, payload, offset, depth + 1)
+        out.append(value)
+    return tuple(out), offset
 
 
-def _decode_array(shape, payload: bytes, offset: int):
-    if type(shape) is not list or len(shape) > MAX_NDIM:
+def _decode_array(shape: list, payload, offset: int):
+    if len(shape) > MAX_NDIM:
         raise WireError("array shape is malformed")
     count = 1
     for d in shape:
@@ -156,7 +168,9 @@ def _decode_array(shape, payload: bytes, offset: int):
     nbytes = 8 * count
     if offset + nbytes > len(payload):
         raise WireError("array is larger than the payload")
-    arr = np.frombuffer(payload, dtype=_F8, count=count, offset=offset).reshape(shape).astype(np.float64)
+    arr = np.frombuffer(payload, dtype=_F8, count=count, offset=offset).reshape(shape)
+    if not arr.flags.writeable or arr.dtype != np.float64:
+        arr = arr.astype(np.float64)
     return arr, offset + nbytes
 
 
@@ -168,3 +182,34 @@ class Other:
 
     def __repr__(self) -> str:
         return f"<{self.type_name}>"
+
+
+class Frames:
+    """Bytes read from the child, cut into whole frames; every size is checked before it is trusted."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.header = None  # the parsed header of the frame at the front, once it is whole
+        self.need = 0
+
+    def take(self):
+        """The first whole frame (header, payload), or None while it is incomplete."""
+        buf = self.buf
+        if self.header is None:
+            if len(buf) < LENGTH.size:
+                return None
+            start = LENGTH.size
+            (size,) = LENGTH.unpack(buf[:start])
+            if size > MAX_HEADER:
+                raise WireError("header too large")
+            if len(buf) < start + size:
+                return None
+            self.header = parse_header(bytes(buf[start:start + size]))
+            self.need = start + size + self.header["payload"]
+        if len(buf) < self.need:
+            return None
+        header = self.header
+        payload = buf[self.need - header["payload"]:self.need]  # a copy, which the arrays decoded from it share
+        del buf[:self.need]
+        self.header = None
+        return header, payload

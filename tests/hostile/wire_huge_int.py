@@ -2,7 +2,7 @@
 import os
 import struct
 
-HEAD = b'{"op": "returned", "payload": 1' + b"0" * 5000 + b"}"
+HEAD = b'{"op": "results", "payload": 1' + b"0" * 5000 + b"}"
 
 
 def _forge():

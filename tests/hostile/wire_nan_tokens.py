@@ -14,12 +14,12 @@ def _send(text):
 
 
 def softmax(S):
-    _send('{"op": "returned", "payload": NaN, "value": {"t": "none"}}')
+    _send('{"op": "results", "payload": NaN, "results": [["returned", null, [false]]]}')
 
 
 def score(Q, K):
-    _send('{"op": "returned", "payload": 0, "value": {"t": "array", "shape": [Infinity]}}')
+    _send('{"op": "results", "payload": 0, "results": [["returned", [Infinity], [false, false]]]}')
 
 
 def aggregate(A, V):
-    _send('{"op": "returned", "payload": 0, "value": {"t": "array", "shape": [-Infinity, 2]}}')
+    _send('{"op": "results", "payload": 0, "results": [["returned", [-Infinity, 2], [false, false]]]}')

@@ -14,10 +14,10 @@ def _send(header, payload=b""):
 
 
 def softmax(S):
-    _send({"op": "returned", "payload": 16, "value": {"t": "array", "shape": [100000, 100000]}}, b"\0" * 16)
+    _send({"op": "results", "payload": 16, "results": [["returned", [100000, 100000], [False]]]}, b"\0" * 16)
     os._exit(0)
 
 
 def score(Q, K):
-    _send({"op": "returned", "payload": 1 << 20, "value": {"t": "array", "shape": [2, 2]}}, b"\0" * 64)
+    _send({"op": "results", "payload": 1 << 20, "results": [["returned", [2, 2], [False, False]]]}, b"\0" * 64)
     os._exit(0)

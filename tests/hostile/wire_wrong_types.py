@@ -4,11 +4,11 @@ import os
 import struct
 
 FORGED = {
-    "project": {"op": "returned", "payload": 0, "value": {"t": "tuple", "items": [{"t": "none"}]}, "changed": 7},
-    "score": {"op": ["returned"], "payload": 0},
-    "softmax": {"op": "returned", "payload": True, "value": None},
-    "aggregate": {"op": "returned", "payload": 0, "value": {"t": "array", "shape": [True, 2]}, "changed": [[]]},
-    "attend": {"op": "raised", "payload": 0, "type": {"x": [1, 2]}, "message": [None], "where": 3.5},
+    "project": {"op": "results", "payload": 0, "results": [["returned", ["t", None], 7]]},
+    "score": {"op": ["results"], "payload": 0},
+    "softmax": {"op": "results", "payload": True, "results": [["returned", None, []]]},
+    "aggregate": {"op": "results", "payload": 0, "results": [["returned", [True, 2], [[]]]]},
+    "attend": {"op": "results", "payload": 0, "results": [{"op": "raised", "type": {"x": [1, 2]}, "where": 3.5}]},
 }
 
 

@@ -1,0 +1,36 @@
+"""What the zygote does before its first fork leaves nothing a child could see or be changed by."""
+import linecache
+import os
+import random
+import sys
+
+import numpy as np
+
+from autograder.course.config import Limits
+from autograder.sandbox import warmup
+from autograder.sandbox.host import Sandbox
+
+
+def test_the_rehearsal_leaves_no_module_cached_line_random_state_or_working_folder():
+    numpy_state = np.random.get_state()[1].copy()
+    modules, lines, state, cwd = set(sys.modules), dict(linecache.cache), random.getstate(), os.getcwd()
+    warmup.rehearse()
+    assert set(sys.modules) == modules and linecache.cache == lines
+    assert random.getstate() == state and os.getcwd() == cwd
+    assert np.array_equal(np.random.get_state()[1], numpy_state)
+
+
+def test_the_allocators_free_blocks_are_read_per_size_class_and_taken():
+    free = warmup._free_blocks()
+    if hasattr(sys, "_debugmallocstats"):  # CPython
+        assert 16 in free and 512 in free and all(n >= 0 for n in free.values())
+    taken = len(warmup._FILLERS)
+    warmup.fill_free_blocks()
+    assert len(warmup._FILLERS) > taken or not any(free.values())
+
+
+def test_a_submission_named_like_the_rehearsal_loads_its_own_module():
+    with Sandbox(Limits()) as box:
+        with box.open({"rehearsal.py": b"def chain(X, W):\n    return X + 1\n"}, entry="rehearsal.py") as s:
+            r = s.call("chain", [np.zeros((2, 2)), np.zeros((2, 2))])
+    assert r.kind == "returned" and np.array_equal(r.value, np.ones((2, 2)))
