@@ -138,6 +138,15 @@ class SuiteRun:
         self.errors = errors  # grader errors met: bugs in the suites, not the students' doing
         self.report = report  # report(test, student, result), e.g. to pytest
         self.memo = ReferenceMemo(ctx.content.reference, ctx.content.functions)
+        course, content = ctx.course, ctx.content
+        # What every student's tests ask for alike, worked out once: each test's fixtures (and its
+        # parameters), the values that are the same for everyone, and Expect's settings.
+        self._asks = {id(t): (t.item._fixtureinfo.argnames, dict(getattr(getattr(t.item, "callspec", None),
+                                                                          "params", {}))) for t in tests}
+        self._same_for_all = {"fx": content.example, "ref": content.reference, "cases": content.cases,
+                              "n_cases": ctx.assignment.random_cases}
+        self._settings = {"rtol": course.tolerance.rtol, "atol": course.tolerance.atol,
+                          "show_inputs": course.feedback.show_case_inputs, "expected": self.memo}
 
     def grade(self, sub: Submission) -> StudentResult:
         # Read once, before any test: the code and the quiz answers (a file that changes while it
@@ -180,18 +189,18 @@ class SuiteRun:
         return planned
 
     def _values(self, run: _StudentRun, test: SuiteTest, expect: Expect) -> dict:
-        course = self.ctx.course
-        provide = {
-            "expect": lambda: expect,
-            "rng": lambda: self._rng(run, test),
-            "fx": lambda: self.ctx.content.example,
-            "ref": lambda: self.ctx.content.reference,
-            "cases": lambda: self.ctx.content.cases,
-            "n_cases": lambda: self.ctx.assignment.random_cases,
-        }
-        params = dict(getattr(getattr(test.item, "callspec", None), "params", {}))
-        return {name: params[name] if name in params else provide[name]()
-                for name in test.item._fixtureinfo.argnames}
+        names, params = self._asks[id(test)]
+        values = {}
+        for name in names:
+            if name in params:
+                values[name] = params[name]
+            elif name == "expect":
+                values[name] = expect
+            elif name == "rng":
+                values[name] = self._rng(run, test)
+            else:
+                values[name] = self._same_for_all[name]
+        return values
 
     def _rng(self, run: _StudentRun, test: SuiteTest):
         """The student's generator for this test, as seeded: made once, and reset to its seeded state
@@ -205,9 +214,7 @@ class SuiteRun:
         return rng
 
     def _expect(self, call, recorded: dict, shared: dict, kind=Expect) -> Expect:
-        course = self.ctx.course
-        return kind(call, self.ctx.content, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
-                    show_inputs=course.feedback.show_case_inputs, recorded=recorded, shared=shared, expected=self.memo)
+        return kind(call, self.ctx.content, recorded=recorded, shared=shared, **self._settings)
 
     def _run_test(self, run: _StudentRun, test: SuiteTest, replay=None) -> TestResult:
         visibility = self.ctx.course.feedback.visibility
