@@ -194,6 +194,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     # middle of), each starts afresh instead, sandbox included.
     import multiprocessing  # noqa: PLC0415 - a run graded in this process alone needs none of it
     from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
+    from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
     fork = threading.active_count() == 1
     if fork:
         _worker["ctx"] = make_context(course, assignment, None)
@@ -213,7 +214,12 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
             for sandbox in early:  # every grading process is forked by the first submit
                 sandbox.hand_over()
             for future in as_completed(futures):
-                yield future.result()
+                try:
+                    done = future.result()
+                except BrokenProcessPool:
+                    raise QkvError("a grading process ended abruptly (killed from outside, or out of memory); the "
+                                   "results written so far are kept: run the same command again to grade the rest") from None
+                yield done
     finally:
         _worker.clear()
         if tokens:
