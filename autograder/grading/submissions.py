@@ -172,11 +172,12 @@ def with_files(course: Course, assignment: Assignment, sub: Submission) -> Submi
         return dataclasses.replace(sub, problem=str(e), answers=answers)
 
 
-def handin_time(folder: Path) -> tuple[datetime | None, str]:
+def handin_time(folder: Path, listing: set[str] | None = None) -> tuple[datetime | None, str]:
     """When the work in `folder` was handed in, from its timestamp.txt (ISO 8601, or nbgrader's
-    '2026-12-15 23:59:00.000000 UTC'), and '' or one line on why a timestamp.txt there was not used."""
+    '2026-12-15 23:59:00.000000 UTC'), and '' or one line on why a timestamp.txt there was not used.
+    `listing`: the folder's names, when the caller has listed it (see _listing)."""
     path = Path(folder) / layout.TIMESTAMP_FILE
-    if not os.path.lexists(path):
+    if not _present(folder, layout.TIMESTAMP_FILE, listing):
         return None, ""
     try:
         text = _read_bytes(path, 200).decode("utf-8")
@@ -193,21 +194,37 @@ def read_timestamp(folder: Path) -> datetime | None:
     return handin_time(folder)[0]
 
 
-def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "") -> tuple[Submission, str]:
+def _listing(folder: Path) -> set[str] | None:
+    """The names in a folder, listed once instead of looked up one by one; None when it cannot be
+    listed (a folder that may be searched but not read), and then each name is looked up."""
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return None
+
+
+def _present(folder: Path, name: str, listing: set[str] | None) -> bool:
+    """Whether `name` is in the folder (a link counts, followed or not), from its listing if there is one."""
+    return name in listing if listing is not None else os.path.lexists(Path(folder) / name)
+
+
+def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
+         listing: set[str] | None = None) -> tuple[Submission, str]:
     """The submission in one folder, and '' or a line about its timestamp."""
-    code = next((folder / n for n in names if os.path.lexists(folder / n)), None)
-    answers = folder / layout.ANSWERS_FILE if os.path.lexists(folder / layout.ANSWERS_FILE) else None
+    code = next((folder / n for n in names if _present(folder, n, listing)), None)
+    answers = folder / layout.ANSWERS_FILE if _present(folder, layout.ANSWERS_FILE, listing) else None
     problem = "" if code else f"no {' or '.join(names)} in the folder"
-    if code and not_regular(code):
-        problem = f"{code.name} is {not_regular(code)}, not a regular file; only regular files are read"
-    when, note = handin_time(folder)
+    kind = not_regular(code) if code else ""
+    if kind:
+        problem = f"{code.name} is {kind}, not a regular file; only regular files are read"
+    when, note = handin_time(folder, listing)
     return Submission(student, code, answers, problem, handin=handin,
                       submitted_at=deadlines.iso(when) if when else None), note
 
 
-def _handin_folders(folder: Path, names: tuple[str, ...]) -> list[Path]:
+def _handin_folders(folder: Path, names: tuple[str, ...], listing: set[str] | None = None) -> list[Path]:
     """Sub-folders holding a submission of their own: several hand-ins of one student (as LMS downloads give them)."""
-    if any(os.path.lexists(folder / n) for n in names):
+    if any(_present(folder, n, listing) for n in names):
         return []
     return [f for f in sorted(folder.iterdir()) if not f.name.startswith(".") and not_regular(f) == "a folder"
             and any(os.path.lexists(f / n) for n in names)]
@@ -218,12 +235,13 @@ def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = 
     and a line per thing not used. Files are looked at without following links (the quiz reader refuses
     a linked answers.yaml itself, with its own line). nbgrader's <student>/<assignment>/ is read as it is."""
     student = folder.name
-    inner = folder / assignment if assignment else None
-    if inner is not None and not_regular(inner) == "a folder":
-        folder = inner
-    handins = _handin_folders(folder, names)
+    listing = _listing(folder)
+    if assignment and _present(folder, assignment, listing) and not_regular(folder / assignment) == "a folder":
+        folder = folder / assignment
+        listing = _listing(folder)
+    handins = _handin_folders(folder, names, listing)
     if not handins:
-        sub, note = _one(folder, student, names)
+        sub, note = _one(folder, student, names, listing=listing)
         return [sub], [note] if note else []
     subs, notes = [], []
     for path in handins:

@@ -1,0 +1,45 @@
+"""Discovery lists each student's folder once: it finds exactly what looking each name up finds."""
+import os
+
+from autograder.grading import submissions
+
+NAMES = ("attention.py", "attention.ipynb")
+
+
+def _odd_tree(root):
+    """Every shape of student folder discovery tells apart."""
+    def folder(*parts):
+        path = root.joinpath(*parts)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    (folder("plain") / "attention.py").write_text("x = 1\n")
+    (folder("with_answers") / "attention.py").write_text("x = 1\n")
+    (root / "with_answers" / "answers.yaml").write_text("q1: a\n")
+    (folder("notebook") / "attention.ipynb").write_text("{}")
+    (folder("both") / "attention.py").write_text("x = 1\n")
+    (root / "both" / "attention.ipynb").write_text("{}")
+    (folder("timestamped") / "attention.py").write_text("x = 1\n")
+    (root / "timestamped" / "timestamp.txt").write_text("2026-12-15 23:59:00.000000 UTC")
+    (folder("bad_time") / "attention.py").write_text("x = 1\n")
+    (root / "bad_time" / "timestamp.txt").write_text("soon")
+    folder("empty")
+    os.symlink("/etc/passwd", folder("linked") / "attention.py")
+    os.symlink("/nonexistent", folder("broken_link") / "attention.py")
+    os.mkfifo(folder("fifo") / "attention.py")
+    folder("dir_as_code", "attention.py")
+    (folder("nbgrader", "attention") / "attention.ipynb").write_text("{}")
+    (folder("handins", "first") / "attention.py").write_text("x = 1\n")
+    (root / "handins" / "first" / "timestamp.txt").write_text("2026-12-14T10:00:00+00:00")
+    (folder("handins", "second") / "attention.py").write_text("x = 2\n")
+    (folder("handins", "bad name!") / "attention.py").write_text("x = 3\n")
+    (folder("searchable_only") / "attention.py").write_text("x = 1\n")
+    os.chmod(root / "searchable_only", 0o311)  # -wx: its names can be looked up, not listed
+
+
+def test_listing_a_folder_finds_what_looking_each_name_up_finds(tmp_path, monkeypatch):
+    _odd_tree(tmp_path)
+    listed = submissions.discover(tmp_path, NAMES, "attention")
+    monkeypatch.setattr(submissions, "_listing", lambda folder: None)
+    looked_up = submissions.discover(tmp_path, NAMES, "attention")
+    assert listed == looked_up
+    assert len(listed[0]) >= 15 and any(s.handin for s in listed[0])
