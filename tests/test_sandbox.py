@@ -174,3 +174,12 @@ def test_answers_written_before_a_load_cost_the_submission_only(sb, frame, rest,
     assert r.kind in ("invalid", "exited") and not (load_ok and r.kind == "returned")
     if not load_ok:
         assert s.load.reason == "invalid" and "malformed" in s.load.message
+
+
+def test_a_keeper_whose_grader_left_before_its_first_answer_ends_quietly(capfd):
+    # A grading process killed while its sandbox was starting: the keeper's answer finds no one.
+    box = Sandbox(Limits())
+    box._control.close()  # before the keeper (still importing numpy) has answered
+    assert box._proc.wait(timeout=60) == 0
+    assert "Traceback" not in capfd.readouterr().err
+    box.close()

@@ -189,11 +189,15 @@ def keeper(control: socket.socket, *, grader: int, where: str, config: dict) -> 
     try:
         scratch = tempfile.mkdtemp(prefix=os.path.basename(where), dir=os.path.dirname(where))
         os.chmod(scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
-        if not control.recv(64):  # "start": the grader has put this process in the sandbox's cgroup
+        try:
+            started = control.recv(64)  # "start": the grader has put this process in the sandbox's cgroup
+        except OSError:
+            started = b""
+        if not started:
             return
         if not namespaces:
-            control.sendall(json.dumps({"zygote": [], "scratch": scratch}).encode())
-            zygote(control, own_namespace=False, config=config)
+            if _answer(control, {"zygote": [], "scratch": scratch}):
+                zygote(control, own_namespace=False, config=config)
             return
         isolation.unshare_zygote()
         alive_r, alive_w = os.pipe()
@@ -207,7 +211,8 @@ def keeper(control: socket.socket, *, grader: int, where: str, config: dict) -> 
             finally:
                 os._exit(0)
         os.close(alive_r)
-        control.sendall(json.dumps({"zygote": [pid], "scratch": scratch}).encode())
+        if not _answer(control, {"zygote": [pid], "scratch": scratch}):
+            os.kill(pid, signal.SIGKILL)  # no one is left to serve
         control.close()
         signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
         if stop:
@@ -216,6 +221,16 @@ def keeper(control: socket.socket, *, grader: int, where: str, config: dict) -> 
     finally:
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _answer(control: socket.socket, msg: dict) -> bool:
+    """Send the keeper's one answer; False when the grader's end is gone (the grading process was
+    killed while this one started): the keeper then ends quietly, as it does when the grader ends."""
+    try:
+        control.sendall(json.dumps(msg).encode())
+        return True
+    except OSError:
+        return False
 
 
 if __name__ == "__main__":
