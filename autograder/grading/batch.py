@@ -317,7 +317,8 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
 
 
 def _close(sandboxes: list) -> None:
-    """Close every sandbox of the list and empty it (one a grading process served, it reaps)."""
+    """Close every sandbox of the list and empty it (for one handed to a grading process, closing
+    reaps its keeper and frees what this process claimed for it)."""
     while sandboxes:
         sandboxes.pop().close()
 
