@@ -116,9 +116,19 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=
     return done, errors, done_shares
 
 
-def _shares(course: Course, assignment: Assignment, out: Path, pages: bool):
+def _grading_state(course: Course, assignment: Assignment, out: Path, pages: bool, sandbox: Sandbox | None = None):
+    """(context, shares): what a grading process keeps for the whole run, the suites collected, and
+    its students' share of the outputs (an outputs.PerStudent).
+
+    Once it is loaded, the collector need never walk it again (each student's garbage is a small
+    fraction of it), nor, in a grading process forked from this one, write to (and so copy) the
+    pages it shares with its parent."""
     from autograder.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
-    return outputs.PerStudent(course, assignment, out, pages=pages)
+    ctx = make_context(course, assignment, sandbox)
+    collect(ctx)
+    shares = outputs.PerStudent(course, assignment, out, pages=pages)
+    gc.freeze()
+    return ctx, shares
 
 
 # -- the local executor: one grading process per job --------------------------------------------
@@ -139,9 +149,7 @@ def _init_worker(parent: int, course: Course, assignment_id: str, out: Path, pag
     import multiprocessing.util  # noqa: PLC0415 - imported already in a grading process
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
     if "ctx" not in _worker:  # a fresh interpreter (not forked): load what a forked one inherits
-        assignment = course.assignment(assignment_id)
-        _worker["ctx"] = make_context(course, assignment, None)
-        _worker["shares"] = _shares(course, assignment, out, pages)
+        _worker["ctx"], _worker["shares"] = _grading_state(course, course.assignment(assignment_id), out, pages)
     _worker["ctx"].sandbox = sandbox
 
 
@@ -165,13 +173,6 @@ def _grade_in_worker(chunk: list[Submission], out: Path):
     return grade_chunk(_worker["ctx"], chunk, out, _worker["shares"])
 
 
-def _settled() -> None:
-    """What a grading process keeps for the whole run is loaded: the collector need never walk it
-    again (each student's garbage is a small fraction of it), nor, in a forked grading process,
-    write to (and so copy) the pages it shares with this one."""
-    gc.freeze()
-
-
 def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int, *, pages: bool = True,
               sandboxes=()):
     """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them.
@@ -180,10 +181,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     grading is done in this process with the first; with several, each grading process takes one."""
     if jobs <= 1:
         with contextlib.nullcontext(sandboxes[0]) if sandboxes else Sandbox(course.limits, packages=course.packages) as box:
-            ctx = make_context(course, assignment, box)
-            collect(ctx)
-            shares = _shares(course, assignment, out, pages)
-            _settled()
+            ctx, shares = _grading_state(course, assignment, out, pages, box)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out, shares)
         return
@@ -197,10 +195,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
     fork = threading.active_count() == 1
     if fork:
-        _worker["ctx"] = make_context(course, assignment, None)
-        collect(_worker["ctx"])
-        _worker["shares"] = _shares(course, assignment, out, pages)
-        _settled()
+        _worker["ctx"], _worker["shares"] = _grading_state(course, assignment, out, pages)
     mp = multiprocessing.get_context("fork" if fork else "spawn")
     early, tokens = (list(sandboxes), os.pipe()) if fork and sandboxes else ([], None)
     if tokens:

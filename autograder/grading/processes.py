@@ -19,11 +19,6 @@ def default_jobs(students: int) -> int:
     return min(os.cpu_count() or 1, -(-students // STUDENTS_PER_PROCESS))
 
 
-def one_process(jobs: int | None, submissions: int) -> bool:
-    """Whether a run with about this many submissions is graded in the command's own process."""
-    return (jobs if jobs is not None else default_jobs(submissions)) <= 1
-
-
 def early_sandboxes(course, submissions: Path, assignment: str, jobs: int | None) -> list:
     """The sandboxes of the run's grading processes, started now (one per process the run looks like
     it will use, judged by the entries of the submissions folder): none when the folder is not there.
