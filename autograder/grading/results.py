@@ -217,14 +217,11 @@ def encode(result: StudentResult) -> Written:
     head = result._json([])
     try:
         text = json.dumps(head, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except ValueError:  # a NaN or an infinity in the sums or the extras: strict_json writes it as null
+        checks = [_check(t) for t in result.tests]
+    except ValueError:  # a NaN or an infinity (in the sums, the extras or a check): strict_json writes it as null
         return Written(strict_json(result.to_json()) + "\n")
     tail = f',"visibility":{json.dumps(head["visibility"])}}}'
     if not text.endswith('"tests":[]' + tail):  # the checks are not where this expects them
-        return Written(strict_json(result.to_json()) + "\n")
-    try:
-        checks = [_check(t) for t in result.tests]
-    except ValueError:  # a check of its own holds a NaN or an infinity
         return Written(strict_json(result.to_json()) + "\n")
     cut = len(text) - len(tail) - 1
     return Written(text[:cut] + ",".join(c[0] for c in checks) + text[cut:] + "\n", text,
