@@ -7,6 +7,7 @@ student's letters scores nothing. The grader calls grade_answers(); the CLI show
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,8 @@ def _judge(p: Posed, value) -> tuple[float, list[str]]:
 
 def _result(q: Question, number: int, max_score: float, pose, sheet: Sheet, course: Course) -> TestResult:
     """The result of one question; `pose()` gives the student's Posed, drawn only when it is needed
-    (to judge an answer or to reveal the right one): a question left blank needs none of it."""
+    (to judge an answer or to reveal the right one, once for both): a question left blank needs none of it."""
+    pose = functools.cache(pose)
     outcome, fraction = Outcome.FAILED, 0.0
     if sheet.fatal:
         outcome, lines = Outcome.NOT_SUBMITTED if sheet.missing else Outcome.UNGRADABLE, [sheet.fatal]

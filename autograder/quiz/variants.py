@@ -129,10 +129,6 @@ class Variants:
                 result = result[..., list(cols).index(c.col)]
         return result[c.pick] if c.pick is not None else result
 
-    def pose(self, student: str, index: int) -> Posed:
-        """Question `index` (0-based) as `student` gets it."""
-        return self.questions[index].pose(student)
-
     def of(self, student: str) -> list[Posed]:
         return [p.pose(student) for p in self.questions]
 
