@@ -257,8 +257,16 @@ def _discover(submissions: Path, a: Assignment) -> tuple[list[Submission], list[
 
 
 def _chunks(todo: list[Submission], jobs: int) -> list[list[Submission]]:
-    size = max(1, min(CHUNK, -(-len(todo) // (jobs * 16))))
-    return [todo[i:i + size] for i in range(0, len(todo), size)]
+    """The tasks, in order: at most CHUNK students each (fewer in a small class, so every process has
+    about 16), then smaller and smaller towards the end, down to one student, so that the processes
+    run out of work within a student or two of each other rather than a whole chunk apart."""
+    cap = max(1, min(CHUNK, -(-len(todo) // (jobs * 16))))
+    chunks, start = [], 0
+    while start < len(todo):
+        size = max(1, min(cap, (len(todo) - start) // (jobs * 4)))
+        chunks.append(todo[start:start + size])
+        start += size
+    return chunks
 
 
 def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
