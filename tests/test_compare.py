@@ -25,3 +25,23 @@ def test_same_is_what_problem_returns_none_for():
         for expected in (base, (base, base), np.where(base > 0, np.nan, base)):
             assert compare.same(actual, expected, 1e-6, 1e-8) == (
                 compare.problem(actual, expected, rtol=1e-6, atol=1e-8) is None), (actual, expected)
+
+
+def test_all_close_first_entry_shortcut_agrees_with_close_on_random_arrays():
+    """Out-of-tolerance first entries (which the shortcut settles), first entries just inside or on the
+    boundary, special values anywhere, 0-d and empty arrays: the same answer as close().all()."""
+    rng = np.random.default_rng(11)
+    shapes = [(), (0,), (1,), (5,), (3, 4), (2, 0)]
+    for trial in range(3000):
+        shape = shapes[trial % len(shapes)]
+        b = rng.normal(size=shape) * 10.0 ** rng.integers(-3, 4)
+        scale = [0.0, 1e-12, 1e-7, 1e-6, 1e-3, 1.0][rng.integers(0, 6)]
+        a = b + rng.normal(size=shape) * scale * np.abs(b)
+        if a.size and rng.random() < 0.3:
+            flat = a.reshape(-1)
+            flat[rng.integers(0, a.size)] = rng.choice([np.nan, np.inf, -np.inf, 1e308])
+        if a.size and rng.random() < 0.2:
+            a.reshape(-1)[0] = b.reshape(-1)[0] * (1 + 1e-6) + 1e-8  # on the boundary of the tolerance
+        for rtol, atol in ((1e-6, 1e-8), (0.0, 0.0), (1e-3, 1e-12)):
+            with np.errstate(all="ignore"):
+                assert compare._all_close(a, b, rtol, atol) == bool(compare.close(a, b, rtol, atol).all()), (a, b)
