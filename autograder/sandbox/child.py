@@ -119,10 +119,23 @@ def _read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
+def _read_into(fd: int, n: int) -> bytearray:
+    """n bytes, read into a buffer of their own: arrays decoded from it are writable views of it,
+    each its own stretch, so a call gets its inputs without their being copied again."""
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = os.readv(fd, [view[got:]])
+        if not k:
+            raise EOFError
+        got += k
+    return buf
+
+
 def _read_frame(fd: int):
     (size,) = wire.LENGTH.unpack(_read_exact(fd, wire.LENGTH.size))
     header = json.loads(_read_exact(fd, size))
-    return header, _read_exact(fd, header["payload"])
+    return header, _read_into(fd, header["payload"])
 
 
 def _write(fd: int, data: bytes) -> None:
