@@ -45,3 +45,17 @@ def test_all_close_first_entry_shortcut_agrees_with_close_on_random_arrays():
         for rtol, atol in ((1e-6, 1e-8), (0.0, 0.0), (1e-3, 1e-12)):
             with np.errstate(all="ignore"):
                 assert compare._all_close(a, b, rtol, atol) == bool(compare.close(a, b, rtol, atol).all()), (a, b)
+
+
+def test_problem_names_the_same_variant_whatever_the_values_shape():
+    """problem() compares the student's value with each variant through _Against, which must decide as
+    same() does: arrays, lists of numbers, tuples, lists of arrays, None, strings and odd shapes."""
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(3, 4))
+    values = [base, base + 1e-12, base * 2, base.T, base.tolist(), (base, base), [base, base], (base,), None, "x",
+              np.float32(1.0), base.astype(np.float32), base[None], (base, base * 2), [base.tolist(), base],
+              np.where(base > 0, np.nan, base), (base, (base, base)), np.array(3.0), []]
+    for actual in values:
+        against = compare._Against(actual, 1e-6, 1e-8)
+        for other in values:
+            assert against.same(other) == compare.same(actual, other, 1e-6, 1e-8), (actual, other)

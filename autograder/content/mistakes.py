@@ -106,17 +106,20 @@ class Catalogue:
         return self._made[key][1]
 
     def _each_run(self, reference, function: str, args):
-        """(mistake, ("value", output) or ("raised", "Type: text")) for each form of each mistake in turn."""
+        """(mistake, ("value", output) or ("raised", "Type: text")) for each form of each mistake in turn
+        (a mistake's forms run together, under one errstate)."""
         for m in self.for_part(function):
             if m.mutates_input:
                 continue
-            for wrong in self._forms(reference, m):
-                copies = [np.array(a, copy=True) for a in args]
-                try:
-                    with np.errstate(all="ignore"):
-                        yield m, ("value", wrong(*copies))
-                except Exception as e:  # noqa: BLE001 - how the mistake fails is what is recorded
-                    yield m, ("raised", f"{type(e).__name__}: {str(e)[:300]}")
+            runs = []
+            with np.errstate(all="ignore"):
+                for wrong in self._forms(reference, m):
+                    copies = [np.array(a, copy=True) for a in args]
+                    try:
+                        runs.append((m, ("value", wrong(*copies))))
+                    except Exception as e:  # noqa: BLE001 - how the mistake fails is what is recorded
+                        runs.append((m, ("raised", f"{type(e).__name__}: {str(e)[:300]}")))
+            yield from runs
 
     def _runs(self, reference, function: str, args) -> "_Runs":
         """What each mistake did on these inputs, computed only as far as a caller reads, and kept for

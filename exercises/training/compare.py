@@ -77,6 +77,32 @@ def same(a, b, rtol: float, atol: float) -> bool:
     return a is not None and b is not None and a.shape == b.shape and _all_close(a, b, rtol, atol)
 
 
+_UNSET = object()
+
+
+class _Against:
+    """same(actual, other, rtol, atol) for many others (the catalogue's variants), with what is done to
+    `actual` alone (its conversion to an array, its items) done once."""
+
+    def __init__(self, actual, rtol: float, atol: float):
+        self.actual, self.rtol, self.atol = actual, rtol, atol
+        self._array = _UNSET  # as_array(actual), once needed
+        self._items = None  # an _Against per item, when actual is a tuple or a list
+
+    def same(self, other) -> bool:
+        actual = self.actual
+        if type(other) is np.ndarray and other.dtype == np.float64:  # as same() does: actual as an array
+            if self._array is _UNSET:
+                self._array = as_array(actual)
+            a = self._array
+            return a is not None and a.shape == other.shape and _all_close(a, other, self.rtol, self.atol)
+        if type(other) is tuple and isinstance(actual, (tuple, list)):
+            if self._items is None:
+                self._items = [_Against(x, self.rtol, self.atol) for x in actual]
+            return len(self._items) == len(other) and all(item.same(y) for item, y in zip(self._items, other))
+        return same(actual, other, self.rtol, self.atol)
+
+
 def _kind(value) -> str:
     if value is None:
         return "None"
@@ -154,10 +180,11 @@ def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=
         variants: (message, wrong_value) pairs; a match names the misconception.
         reveal: False for hidden cases: the message then gives no expected numbers.
     """
-    if same(actual, expected, rtol, atol):
+    against = _Against(actual, rtol, atol)
+    if against.same(expected):
         return None
     for message, wrong in variants:
-        if same(actual, wrong, rtol, atol) and not same(wrong, expected, rtol, atol):
+        if against.same(wrong) and not same(wrong, expected, rtol, atol):
             return message
     if actual is None:
         return "returned None: did you forget a return statement?"
