@@ -2,6 +2,8 @@
 grading process it forks: the same grades as sandboxes started by the grading processes, and nothing
 left behind, whether the run uses every sandbox it started or not."""
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -60,3 +62,21 @@ def test_sandboxes_a_run_does_not_need_are_closed(tmp_path, course):
     assert summary.graded == 0 and summary.reused == 40
     assert _keepers_of_this_process() == []
     assert leftovers(since=started, keys_before=keys) == []
+
+
+def test_the_sandboxes_start_before_the_grader_imports_numpy(tmp_path):
+    """Their zygotes import numpy while the command does: starting them must not wait for its import."""
+    subs = tmp_path / "subs"
+    synthetic.write_class(CONTENT, subs, 2, kinds=["honest_reference"])
+    code = ("import sys\n"
+            "from pathlib import Path\n"
+            "from autograder.course.config import load_course\n"
+            "from autograder.grading import processes\n"
+            f"course = load_course(Path({str(ROOT / 'course.yaml')!r}))\n"
+            f"started = processes.early_sandboxes(course, Path({str(subs)!r}), 'attention', 2)\n"
+            "print(len(started), 'numpy' in sys.modules)\n"
+            "for sandbox in started:\n"
+            "    sandbox.close()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    assert out.stdout.split() == ["2", "False"], out.stderr

@@ -97,3 +97,11 @@ def bundle_path(course, assignment) -> Path:
 # nbgrader's course folder
 NBGRADER_CONFIG = "nbgrader_config.py"
 NBGRADER_SUBMITTED = "submitted"
+
+
+def submissions_root(root: Path, assignment: str | None = None) -> Path:
+    """The folder whose entries are the submissions: root, or an nbgrader course's submitted/."""
+    root = Path(root)
+    if assignment and (root / NBGRADER_SUBMITTED).is_dir() and (root / NBGRADER_CONFIG).is_file():
+        return root / NBGRADER_SUBMITTED
+    return root

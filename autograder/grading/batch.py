@@ -34,7 +34,7 @@ from autograder.grading.suite_runner import GradingContext, collect, run_suites
 from autograder.grading.results import StudentResult, atomic_write
 from autograder.sandbox import isolation
 from autograder.sandbox.host import Sandbox, layers, missing_text
-from autograder.grading.submissions import Submission, answers_source, discover, submissions_root
+from autograder.grading.submissions import Submission, answers_source, discover
 
 CHUNK = 20  # students per task handed to a grading process: small enough that the processes finish together
 
@@ -225,7 +225,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
 
 def check_options(submissions: Path, out: Path, jobs: int | None, assignment: str) -> None:
     """Refuse, with one line, options that would grade the wrong thing or fail later."""
-    submissions = submissions_root(submissions, assignment)
+    submissions = layout.submissions_root(submissions, assignment)
     if jobs is not None and jobs < 1:
         raise QkvError(f"--jobs: must be at least 1, got {jobs}")
     if out.exists() and not out.is_dir():

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograder.grading.expect import Expect, StudentProblem
-from autograder.sandbox.host import CallResult
+from autograder.sandbox.session import CallResult
 
 ENDING = ("timeout", "exited", "invalid")  # results after which a worker is gone
 MEMO_SIZE = 256

@@ -25,7 +25,7 @@ def early_sandboxes(course, submissions: Path, assignment: str, jobs: int | None
 
     A run graded in this process uses the first; a run with several grading processes hands one to
     each as it forks them (Sandbox.hand_over), and closes any the run turns out not to need."""
-    from autograder.grading.submissions import submissions_root  # noqa: PLC0415 - imports numpy
+    from autograder.course.layout import submissions_root  # noqa: PLC0415
     from autograder.sandbox.host import Sandbox  # noqa: PLC0415
     try:
         entries = sum(1 for e in os.scandir(submissions_root(submissions, assignment)) if not e.name.startswith("."))

@@ -254,14 +254,6 @@ def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = 
     return subs, notes
 
 
-def submissions_root(root: Path, assignment: str | None = None) -> Path:
-    """The folder whose entries are the submissions: root, or an nbgrader course's submitted/."""
-    root = Path(root)
-    if assignment and (root / layout.NBGRADER_SUBMITTED).is_dir() and (root / layout.NBGRADER_CONFIG).is_file():
-        return root / layout.NBGRADER_SUBMITTED
-    return root
-
-
 def discover(root: Path, names: tuple[str, ...], assignment: str | None = None) -> tuple[list[Submission], list[str]]:
     """Every submission under root, sorted by student id (a student's hand-ins by time, then name), and
     one line per entry that was skipped (or whose timestamp.txt was not used).
@@ -271,7 +263,7 @@ def discover(root: Path, names: tuple[str, ...], assignment: str | None = None) 
         assignment: the assignment's id; with it, nbgrader's layout is read too: a course folder's
             submitted/<student>/<assignment>/.
     """
-    root = submissions_root(root, assignment)
+    root = layout.submissions_root(root, assignment)
     if not root.is_dir():
         raise QkvError(f"{root}: not a folder of submissions")
     found: dict[str, list[Submission]] = {}

@@ -5,6 +5,8 @@ interpreter (so it holds no reference, suite or other student's data): a keeper 
 process and runs the zygote, which forks one confined child per submission (see session.Session).
 Each sandbox has one cgroup, holding nothing but the zygote before every submission joins it, and
 one scratch folder for the submissions' files, made and removed by the keeper however this process ends.
+Starting one imports nothing heavy (numpy comes with the first session): the grading command starts
+its sandboxes before it loads the rest of itself.
 """
 from __future__ import annotations
 
@@ -27,12 +29,15 @@ from autograder.errors import QkvError
 from autograder.sandbox import imports
 from autograder.sandbox import isolation
 from autograder.sandbox import slots
-from autograder.sandbox import wire
-from autograder.sandbox.session import CallResult, LoadResult, Session, ZygoteGone, one_line  # noqa: F401
+from autograder.sandbox.ops import Op
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SCRATCH_PREFIX = "qkv-sandbox-"
 CONTROL_TIMEOUT_S = 30.0
+
+
+class ZygoteGone(Exception):
+    """The zygote stopped answering; the sandbox starts a new one."""
 
 
 @lru_cache(maxsize=1)
@@ -137,7 +142,7 @@ class Sandbox:
         # The keeper answers once it has imported numpy; until the first submission needs it, this
         # process goes on (loading the reference and the suites) while the zygote warms up.
         self._starting = True
-        self._send({"op": wire.Op.START})
+        self._send({"op": Op.START})
 
     def _children_config(self) -> dict:
         """What the zygote needs to know to confine every child alike, told once when it starts: a
@@ -175,7 +180,7 @@ class Sandbox:
     def reap_later(self, pid: int) -> None:
         """Have the zygote kill and reap a submission while this process goes on."""
         self._settle()
-        self._send({"op": wire.Op.REAP, "pid": pid})
+        self._send({"op": Op.REAP, "pid": pid})
         self._unanswered += 1
 
     def clear(self) -> None:
@@ -186,7 +191,7 @@ class Sandbox:
                 return
             self.kill_survivors()
             time.sleep(0.001)
-            self._ask({"op": wire.Op.REAP, "pid": None})
+            self._ask({"op": Op.REAP, "pid": None})
         # the next submission must not share a cgroup or a uid with anything left running
         raise RuntimeError(f"sandbox: processes {sorted(self.survivors())} survived SIGKILL")
 
@@ -248,9 +253,10 @@ class Sandbox:
         for folder in glob.glob(glob.escape(self._where) + "*"):  # the keeper's, known or not (killed early)
             shutil.rmtree(folder, ignore_errors=True)
 
-    def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True) -> Session:
+    def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True):
         """Start a confined child for one submission and load its entry file (without `wait`, the
-        child loads while this process goes on, until `Session.load` is read)."""
+        child loads while this process goes on, until `Session.load` is read); a session.Session."""
+        from autograder.sandbox.session import Session  # noqa: PLC0415 - it imports numpy, which starting a sandbox must not wait for
         for attempt in range(2):
             if attempt or self.broken or self._keeper_ended():  # killed (by the OOM killer, say)
                 self._restart()

@@ -9,6 +9,7 @@ read below them. A finder in front of `sys.meta_path` refuses every other top-le
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import sys
 import sysconfig
@@ -31,11 +32,18 @@ def stdlib_dirs() -> list[str]:
 
 
 def package_dirs(name: str) -> list[str]:
-    """The folders (or the one file) of an importable top-level package, and its bundled libraries."""
-    module = sys.modules.get(name) or __import__(name)
-    paths = list(getattr(module, "__path__", None) or [])
-    if not paths and getattr(module, "__file__", None):
-        paths = [module.__file__]
+    """The folders (or the one file) of an importable top-level package, and its bundled libraries
+    (found without importing it: a sandbox is started before the grader has imported numpy)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        paths = list(getattr(module, "__path__", None) or [])
+        origin = getattr(module, "__file__", None)
+    else:
+        spec = importlib.util.find_spec(name)
+        paths = list(spec.submodule_search_locations or []) if spec else []
+        origin = spec.origin if spec and spec.has_location else None
+    if not paths and origin:
+        paths = [origin]
     extra = [p + ".libs" for p in paths] + [os.path.join(os.path.dirname(p), f"{name}.libs") for p in paths]
     return [p for p in dict.fromkeys(paths + extra) if os.path.exists(p)]
 

@@ -17,12 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autograder.sandbox import wire
+from autograder.sandbox.host import ZygoteGone
 
 DRAIN_BYTES = 1 << 20  # output read per wake-up: a flood cannot keep the reader from its deadline
-
-
-class ZygoteGone(Exception):
-    """The zygote stopped answering; the sandbox starts a new one."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ import struct
 
 import numpy as np
 
+from autograder.sandbox.ops import Op  # noqa: F401 - the messages' names, read here by most callers
+
 CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first line, cell label], ...]
 MAX_HEADER = 1 << 20
 MAX_PAYLOAD = 64 << 20
@@ -26,33 +28,6 @@ MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most 4 levels of tup
 
 LENGTH = struct.Struct(">I")  # a frame starts with its header's length: 4 bytes, big-endian
 _F8 = np.dtype("<f8")
-
-
-class Op:
-    """The names of the messages, in one place.
-
-    Grader to child: CALLS, a batch of calls run in order, each [function, input tree, ...] (then,
-    on its own, a frame of any other op ends the child). Child to grader: LOADED or UNGRADABLE once,
-    after loading; then RESULTS frames, each answering the next one or more calls of the batch in
-    order (one frame per call when the batch asks to `stream`), one list per call: [RETURNED, value
-    tree, [per input, whether the call changed it]], [RAISED, type, message, where],
-    [NOT_IMPLEMENTED], [MISSING] (no such function) or [MEMORY]. Grader to zygote,
-    over the control socket: START, SPAWN (a child for one submission; answered with its pid), REAP
-    (kill and wait for it; answered with its wait status).
-    """
-
-    CALLS = "calls"
-    RESULTS = "results"
-    LOADED = "loaded"
-    UNGRADABLE = "ungradable"
-    RETURNED = "returned"
-    RAISED = "raised"
-    NOT_IMPLEMENTED = "not_implemented"
-    MISSING = "missing"
-    MEMORY = "memory"
-    START = "start"
-    SPAWN = "spawn"
-    REAP = "reap"
 
 
 class WireError(Exception):
