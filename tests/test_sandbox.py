@@ -183,3 +183,27 @@ def test_a_keeper_whose_grader_left_before_its_first_answer_ends_quietly(capfd):
     assert box._proc.wait(timeout=60) == 0
     assert "Traceback" not in capfd.readouterr().err
     box.close()
+
+
+def test_a_child_is_born_under_the_seccomp_filter_and_cannot_leave_its_namespaces(sb):
+    """The zygote installs the filter once; every child inherits it. Only a new IPC namespace gets past
+    the filter (each child makes one as root before dropping its uid), and then the kernel refuses it."""
+    if not sb.layers.seccomp:
+        pytest.skip("no seccomp on this machine")
+    source = ("import ctypes, os\n"
+              "libc = ctypes.CDLL(None, use_errno=True)\n"
+              "def attempt(result):\n"
+              "    return f'{result}/{ctypes.get_errno()}'\n"
+              "def f(S):\n"
+              "    filtered = [str(libc.prctl(21, 0, 0, 0, 0))]  # PR_GET_SECCOMP: 2, a filter\n"
+              "    tried = [attempt(libc.unshare(0x10000000)),  # a user namespace\n"
+              "             attempt(libc.unshare(0x08000000 | 0x10000000)),  # IPC and user together\n"
+              "             attempt(libc.unshare(0x08000000)),  # IPC alone: past the filter, refused by the kernel\n"
+              "             attempt(libc.syscall(250, 0, 0, 0, 0, 0)),  # keyctl\n"
+              "             attempt(libc.syscall(101, 16, 1, 0, 0))]  # ptrace(PTRACE_ATTACH, 1)\n"
+              "    raise RuntimeError(' '.join(filtered + tried))\n")
+    with session(sb, source) as s:
+        r = s.call("f", [S])
+    assert r.kind == "raised", r
+    words = r.message.split("RuntimeError: ", 1)[-1].split(" (")[0].split()
+    assert words == ["2", "-1/1", "-1/1", "-1/1", "-1/1", "-1/1"], r.message

@@ -1,10 +1,10 @@
 """The confined child: one submission's process, from the zygote's fork to its last reply.
 
-The zygote (worker.py) forks it with the submission's pipes and a Landlock ruleset of its own. It
-confines itself (an IPC namespace, rlimits, Landlock, an unprivileged uid, death with the zygote,
-seccomp, the import gate), loads the submission's entry file and answers calls in the wire format
-until the grader closes its request pipe. It never sees a hidden case before the call that uses it,
-nor any expected value.
+The zygote (worker.py) forks it with the submission's pipes and a Landlock ruleset of its own, under
+the seccomp filter the zygote installed on itself. It confines itself (an IPC namespace, rlimits,
+Landlock, an unprivileged uid, death with the zygote, the import gate), loads the submission's entry
+file and answers calls in the wire format until the grader closes its request pipe. It never sees a
+hidden case before the call that uses it, nor any expected value.
 
 A child writes to every page it touches, and each such page is copied for it: what is the same for
 every submission is worked out once by the zygote (`Setup`), before its first fork.
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.sandbox import imports, isolation, seccomp, wire
+from autograder.sandbox import imports, isolation, wire
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
@@ -34,7 +34,6 @@ class Setup:
     zygote_pid: int
     namespaces: bool
     uid: int | None
-    seccomp: bool
     limits: tuple  # ((resource, (soft, hard)), ...): all but RLIMIT_AS, which depends on the child
     memory: int  # bytes a child may map beyond what it has mapped when it confines itself
     import_path: tuple[str, ...]  # sys.path: the standard library through the opened folders (imports.py)
@@ -80,8 +79,6 @@ def confine(setup: Setup, workdir: str, entry: str, ruleset: int | None) -> None
         isolation.drop_privileges(setup.uid)
     # After the uid drop, which clears the request; the zygote's pid says whether it already ended.
     isolation.die_with_parent(signal.SIGKILL, parent=setup.zygote_pid)
-    if setup.seccomp:
-        seccomp.install()
     os.chdir(workdir)
     os.environ["HOME"] = workdir  # the rest of the environment, and nothing else, the zygote set
     imports.restrict(setup.import_path, setup.gate, own=os.path.splitext(entry)[0])

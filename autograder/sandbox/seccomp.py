@@ -1,11 +1,16 @@
-"""A seccomp filter for the confined child: a small BPF program that refuses what no submission needs.
+"""A seccomp filter for the confined children: a small BPF program that refuses what no submission needs.
 
 Kernel keys (which outlive processes and runs), debugging other processes, loading BPF or kernel
 modules, mounting, and entering or creating namespaces all fail with EPERM; so does any system call
 made through another architecture's entry point (32-bit `int 0x80` on x86_64, the x32 ABI), whose
 numbers would dodge the table. `clone3` answers ENOSYS, so the C library falls back to `clone`,
-whose flags the filter can read: a new namespace is refused there too. Built by hand with ctypes
-(no library needed); machines of another architecture go without it and say so.
+whose flags the filter can read: a new namespace is refused there too. One exception: `unshare` of
+exactly a new IPC namespace, which each child makes for itself first thing, as root; once it has
+dropped to its uid, the kernel refuses it that anyway.
+
+The zygote installs the filter once, after its own set-up and before its first fork: every child is
+born under it (a filter is inherited and cannot be removed), and none pays to load it again. Built
+by hand with ctypes (no library needed); machines of another architecture go without it and say so.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ SECCOMP_MODE_FILTER = 2
 SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_ERRNO = 0x00050000
 CLONE_NEW_ANY = 0x7E020000  # NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
+CLONE_NEWIPC = 0x08000000
 X32_SYSCALL_BIT = 0x40000000
 
 DENIED = ("add_key", "request_key", "keyctl", "ptrace", "process_vm_readv", "process_vm_writev", "bpf",
@@ -84,8 +90,13 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
     if arch == _TABLES["x86_64"][0]:
         prog += [(_JGE_K, 0, 1, X32_SYSCALL_BIT), (_RET_K, 0, 0, eperm)]
     for name in DENIED:
-        prog += [(_JEQ_K, 0, 1, numbers[name]), (_RET_K, 0, 0, eperm)]
+        if name != "unshare":  # refused below, but for a new IPC namespace
+            prog += [(_JEQ_K, 0, 1, numbers[name]), (_RET_K, 0, 0, eperm)]
     prog += [(_JEQ_K, 0, 1, numbers["clone3"]), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS),
+             (_JEQ_K, 0, 4, numbers["unshare"]),
+             (_LD_W_ABS, 0, 0, 16),  # the low half of its flags (little-endian); a high bit is EINVAL anyway
+             (_JEQ_K, 0, 1, CLONE_NEWIPC), (_RET_K, 0, 0, allow),
+             (_RET_K, 0, 0, eperm),
              (_JEQ_K, 0, 3, numbers["clone"]),
              (_LD_W_ABS, 0, 0, 16),  # the low half of clone's flags (little-endian)
              (_JSET_K, 0, 1, CLONE_NEW_ANY), (_RET_K, 0, 0, eperm),

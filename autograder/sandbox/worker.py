@@ -74,7 +74,7 @@ def _setup(config: dict) -> child.Setup:
     """What every child of this zygote does alike (config: the sandbox's settings, see host.py)."""
     limits = config["limits"]
     return child.Setup(
-        zygote_pid=os.getpid(), namespaces=config["namespaces"], uid=config["uid"], seccomp=config["seccomp"],
+        zygote_pid=os.getpid(), namespaces=config["namespaces"], uid=config["uid"],
         limits=((resource.RLIMIT_CORE, (0, 0)), (resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 1)),
                 (resource.RLIMIT_FSIZE, (limits["max_file_kb"] * 1024,) * 2), (resource.RLIMIT_NOFILE, (64, 64)),
                 (resource.RLIMIT_NPROC, (limits["max_processes"],) * 2)),
@@ -151,6 +151,8 @@ def zygote(control: socket.socket, *, own_namespace: bool, config: dict) -> None
     read_only = [*config["runtime_paths"], "/dev/null", "/dev/urandom"] if config["landlock"] else None
     gc.freeze()
     isolation.set_child_subreaper()  # a submission's orphans become ours to reap, not init's
+    if config["seccomp"]:  # last: every child is born under it (see seccomp.py), and this process needs nothing it refuses
+        seccomp.install()
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, CONTROL_BYTES, 3)
