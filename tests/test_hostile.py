@@ -200,6 +200,11 @@ def test_kernel_keys_cannot_be_added_or_found(batch):
     assert "add_key gave -1" in text and "keyctl search gave -1" in text
 
 
+def test_namespaces_cannot_be_left_by_unshare_clone_or_setns(batch):
+    text = " ".join(t.output for t in result(batch, "namespace_escape").tests if t.part == "softmax")
+    assert ("escapes gave " + " ".join(["-1"] * 16)) in text, text
+
+
 def test_files_dropped_in_shared_folders_do_not_exist(batch):
     for folder in ("/dev/shm", "/tmp", "/var/tmp"):
         assert not Path(folder, "qkv-left-behind").exists()
