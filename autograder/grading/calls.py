@@ -49,12 +49,16 @@ class ReferenceMemo:
         self._module = module
         self._functions = set(functions)
         self._kept: OrderedDict = OrderedDict()
+        self._callers: dict = {}  # name -> the memoised function, made once
 
     def __getattr__(self, name):
-        fn = getattr(self._module, name)
-        if name not in self._functions:
-            return fn
-        return lambda *args: self._value(name, fn, args)
+        caller = self._callers.get(name)
+        if caller is None:
+            fn = getattr(self._module, name)
+            if name not in self._functions:
+                return fn
+            caller = self._callers[name] = lambda *args: self._value(name, fn, args)
+        return caller
 
     def _value(self, name, fn, args):
         arrays = [np.asarray(a, dtype=np.float64) for a in args]
