@@ -27,3 +27,8 @@ def test_profile_grade_times_every_stage():
 def test_bench_sandbox_measures_a_child():
     out = _run("scripts/bench_sandbox.py", "--cycles", "3", "--calls", "2", "--repeat", "1")
     assert "child CPU" in out and "minor faults" in out
+
+
+def test_bench_file_creation_compares_fresh_and_just_deleted_folders():
+    out = _run("scripts/bench_file_creation.py", "--students", "5", "--rounds", "1")
+    assert "fresh folder 0:" in out and "same folder, just deleted 0:" in out
