@@ -5,7 +5,8 @@ under a temporary name and renamed into place. On a filesystem without a journal
 machines), the inode allocator passes over inodes freed in the last minutes, so creating files next
 to thousands just deleted costs several times more. `make bench` keeps every run's outputs until all
 runs are done for that reason; this script shows the effect on its own. Files deleted shortly
-before it starts (by an earlier benchmark, say) count too: its first round may pay for them.
+before it starts (by an earlier benchmark, say) count too: its first round may pay for them. Files
+deleted in the same second as the new ones are created do not count, so the rounds wait a second.
 
     python scripts/bench_file_creation.py [--students 2000] [--rounds 3] [--dir DIR]
 """
@@ -48,8 +49,9 @@ def main() -> None:
         for i in range(args.rounds):
             out = os.path.join(tmp, "reused")
             print(f"  same folder, just deleted {i}: {write_outputs(out, args.students):7.1f} us"
-                  f"   (the previous round's files deleted just before)", flush=True)
+                  f"   (the previous round's files deleted a second before)", flush=True)
             shutil.rmtree(out)
+            time.sleep(1.1)  # the allocator passes over inodes freed in an earlier second, not in this one
     finally:
         shutil.rmtree(tmp)
 
