@@ -28,8 +28,9 @@ CLONE_NEW_ANY = 0x7E020000  # NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NE
 CLONE_NEWIPC = 0x08000000
 X32_SYSCALL_BIT = 0x40000000
 
+# Refused outright; `unshare` and `clone` are refused by their flags (see program).
 DENIED = ("add_key", "request_key", "keyctl", "ptrace", "process_vm_readv", "process_vm_writev", "bpf",
-          "perf_event_open", "userfaultfd", "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
+          "perf_event_open", "userfaultfd", "mount", "umount2", "pivot_root", "chroot", "setns",
           "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
           "name_to_handle_at", "open_by_handle_at", "kcmp", "pidfd_getfd", "swapon", "swapoff", "reboot",
           "io_uring_setup", "io_uring_enter", "io_uring_register", "open_tree", "move_mount", "fsopen",
@@ -90,8 +91,7 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
     if arch == _TABLES["x86_64"][0]:
         prog += [(_JGE_K, 0, 1, X32_SYSCALL_BIT), (_RET_K, 0, 0, eperm)]
     for name in DENIED:
-        if name != "unshare":  # refused below, but for a new IPC namespace
-            prog += [(_JEQ_K, 0, 1, numbers[name]), (_RET_K, 0, 0, eperm)]
+        prog += [(_JEQ_K, 0, 1, numbers[name]), (_RET_K, 0, 0, eperm)]
     prog += [(_JEQ_K, 0, 1, numbers["clone3"]), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS),
              (_JEQ_K, 0, 4, numbers["unshare"]),
              (_LD_W_ABS, 0, 0, 16),  # the low half of its flags (little-endian); a high bit is EINVAL anyway
