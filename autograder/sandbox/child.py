@@ -107,20 +107,9 @@ def _read_file(path: str) -> bytes:
         os.close(fd)
 
 
-def _read_exact(fd: int, n: int) -> bytes:
-    chunks, got = [], 0
-    while got < n:
-        chunk = os.read(fd, n - got)
-        if not chunk:
-            raise EOFError
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
-def _read_into(fd: int, n: int) -> bytearray:
-    """n bytes, read into a buffer of their own: arrays decoded from it are writable views of it,
-    each its own stretch, so a call gets its inputs without their being copied again."""
+def _read_exact(fd: int, n: int) -> bytearray:
+    """n bytes, read into a buffer of their own: arrays decoded from a payload read so are writable
+    views of it, each its own stretch, so a call gets its inputs without their being copied again."""
     buf = bytearray(n)
     view, got = memoryview(buf), 0
     while got < n:
@@ -134,7 +123,7 @@ def _read_into(fd: int, n: int) -> bytearray:
 def _read_frame(fd: int):
     (size,) = wire.LENGTH.unpack(_read_exact(fd, wire.LENGTH.size))
     header = json.loads(_read_exact(fd, size))
-    return header, _read_into(fd, header["payload"])
+    return header, _read_exact(fd, header["payload"])
 
 
 def _write(fd: int, data: bytes) -> None:
