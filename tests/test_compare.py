@@ -1,4 +1,5 @@
 """compare.same and its shortcuts decide exactly what the full element-wise comparison decides."""
+import collections
 import itertools
 
 import numpy as np
@@ -47,15 +48,35 @@ def test_all_close_first_entry_shortcut_agrees_with_close_on_random_arrays():
                 assert compare._all_close(a, b, rtol, atol) == bool(compare.close(a, b, rtol, atol).all()), (a, b)
 
 
+def _same_as_specified(a, b, rtol, atol):
+    """same() as it is specified: a list of values stands for a tuple, a list or tuple of rows for the
+    array it spells; tuples match item by item, arrays by shape and close()."""
+    if isinstance(a, list) and isinstance(b, tuple):
+        a = tuple(a)
+    elif isinstance(a, (tuple, list)) and not isinstance(b, tuple):
+        a = compare.as_array(a)
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(_same_as_specified(x, y, rtol, atol) for x, y in zip(a, b)))
+    a, b = compare.as_array(a), compare.as_array(b)
+    return (a is not None and b is not None and a.shape == b.shape
+            and bool(compare.close(a, b, rtol, atol).all()))
+
+
 def test_problem_names_the_same_variant_whatever_the_values_shape():
-    """problem() compares the student's value with each variant through _Against, which must decide as
-    same() does: arrays, lists of numbers, tuples, lists of arrays, None, strings and odd shapes."""
+    """problem() compares the student's value with each variant through one _Against, which must decide
+    as same() is specified, asked once or many times: arrays, lists of numbers, tuples, lists of
+    arrays, named tuples, None, strings and odd shapes."""
     rng = np.random.default_rng(5)
     base = rng.normal(size=(3, 4))
+    pair = collections.namedtuple("pair", "O A")
     values = [base, base + 1e-12, base * 2, base.T, base.tolist(), (base, base), [base, base], (base,), None, "x",
               np.float32(1.0), base.astype(np.float32), base[None], (base, base * 2), [base.tolist(), base],
-              np.where(base > 0, np.nan, base), (base, (base, base)), np.array(3.0), []]
+              np.where(base > 0, np.nan, base), (base, (base, base)), np.array(3.0), [], pair(base, base)]
     for actual in values:
         against = compare._Against(actual, 1e-6, 1e-8)
         for other in values:
-            assert against.same(other) == compare.same(actual, other, 1e-6, 1e-8), (actual, other)
+            with np.errstate(all="ignore"):
+                expected = _same_as_specified(actual, other, 1e-6, 1e-8)
+            assert against.same(other) == expected, (actual, other)
+            assert compare.same(actual, other, 1e-6, 1e-8) == expected, (actual, other)

@@ -66,23 +66,15 @@ NEAR_MESSAGE = ("agrees with the expected values to only a few significant digit
 
 def same(a, b, rtol: float, atol: float) -> bool:
     """Whether `a` matches `b` within the tolerances: what problem() returns None for."""
-    if isinstance(a, list) and isinstance(b, tuple):
-        a = tuple(a)
-    elif isinstance(a, (tuple, list)) and not isinstance(b, tuple):
-        a = as_array(a)  # a list (or a tuple of rows) of numbers is the array it spells
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
-                and all(same(x, y, rtol, atol) for x, y in zip(a, b)))
-    a, b = as_array(a), as_array(b)
-    return a is not None and b is not None and a.shape == b.shape and _all_close(a, b, rtol, atol)
+    return _Against(a, rtol, atol).same(b)
 
 
 _UNSET = object()
 
 
 class _Against:
-    """same(actual, other, rtol, atol) for many others (the catalogue's variants), with what is done to
-    `actual` alone (its conversion to an array, its items) done once."""
+    """Whether `actual` matches a value within the tolerances (same()), with what is done to `actual`
+    alone (its conversion to an array, its items) done once: problem() asks it of every variant."""
 
     def __init__(self, actual, rtol: float, atol: float):
         self.actual, self.rtol, self.atol = actual, rtol, atol
@@ -91,16 +83,16 @@ class _Against:
 
     def same(self, other) -> bool:
         actual = self.actual
-        if type(other) is np.ndarray and other.dtype == np.float64:  # as same() does: actual as an array
-            if self._array is _UNSET:
-                self._array = as_array(actual)
-            a = self._array
-            return a is not None and a.shape == other.shape and _all_close(a, other, self.rtol, self.atol)
-        if type(other) is tuple and isinstance(actual, (tuple, list)):
+        if isinstance(other, tuple):  # item by item, a list of values standing for a tuple
+            if not isinstance(actual, (tuple, list)):
+                return False
             if self._items is None:
                 self._items = [_Against(x, self.rtol, self.atol) for x in actual]
             return len(self._items) == len(other) and all(item.same(y) for item, y in zip(self._items, other))
-        return same(actual, other, self.rtol, self.atol)
+        if self._array is _UNSET:  # a list (or a tuple of rows) of numbers is the array it spells
+            self._array = as_array(actual)
+        a, b = self._array, other if type(other) is np.ndarray and other.dtype == np.float64 else as_array(other)
+        return a is not None and b is not None and a.shape == b.shape and _all_close(a, b, self.rtol, self.atol)
 
 
 def _kind(value) -> str:
