@@ -10,6 +10,7 @@ import threading
 import time
 
 import jsonschema
+import numpy as np
 import pytest
 
 from autograder.grading import seeds
@@ -174,6 +175,18 @@ def test_drawn_shapes_keep_confusable_sides_apart(course):
         assert Q.shape[0] != K.shape[0]
         A, V = cases.weights_values(rng)
         assert A.shape[0] != A.shape[1] and abs(A.sum(axis=1) - 1).max() < 1e-12
+
+
+def test_drawn_sizes_are_the_draws_of_rng_choice_over_the_range():
+    """_distinct draws what rng.choice(np.arange(low, high), k, replace=False) draws, and leaves the
+    generator where that call leaves it: every case drawn after it depends on both."""
+    for seed in range(3000):
+        for k, low, high in ((4, 2, 8), (3, 2, 8), (2, 2, 8), (2, 4, 8), (2, 1, 3)):
+            mine, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+            sizes = cases._distinct(mine, k, low, high)
+            assert sizes == [int(x) for x in numpys.choice(np.arange(low, high), size=k, replace=False)]
+            assert all(type(n) is int for n in sizes)
+            assert mine.bit_generator.state == numpys.bit_generator.state
 
 
 def test_odd_names_and_stray_files_are_skipped_with_one_line_each(tmp_path, course, assignment, capsys):

@@ -65,6 +65,7 @@ class Catalogue:
         self.chain = tuple(chain)  # the functions that call the ones listed before them, if any
         self._made: dict = {}  # (reference, mistake id) -> (reference, its wrong functions)
         self._kept: OrderedDict = OrderedDict()  # inputs -> _Runs, the most recent KEPT_INPUTS
+        self._parts: dict = {}  # function -> its mistakes, in catalogue order
         seen = set()
         for m in self.mistakes:
             if m.id in seen:
@@ -78,7 +79,10 @@ class Catalogue:
         return len(self.mistakes)
 
     def for_part(self, function: str) -> tuple[Mistake, ...]:
-        return tuple(m for m in self.mistakes if m.part == function)
+        part = self._parts.get(function)
+        if part is None:
+            part = self._parts[function] = tuple(m for m in self.mistakes if m.part == function)
+        return part
 
     def by_id(self, mistake_id: str) -> Mistake:
         for m in self.mistakes:

@@ -75,11 +75,17 @@ class ReferenceMemo:
 
 class PlanningExpect(Expect):
     """Expect for the planning pass: every call answers as the reference does, so `same` has
-    nothing to compare and returns the (reference's) value at once."""
+    nothing to compare and returns the (reference's) value at once, and a value that is still the
+    reference's answer bit for bit is right without being compared."""
 
     def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
         value, _ = self.call(function, *args)
         return value
+
+    def _wrong(self, function: str, value, args, hidden: bool) -> tuple[str | None, str | None]:
+        if _identical_floats(value, self._expected_for(function, args)):
+            return None, None
+        return super()._wrong(function, value, args, hidden)
 
 
 def planning_call(memo: ReferenceMemo, plan: list[Planned], part: str):
@@ -110,6 +116,15 @@ def identical(a, b) -> bool:
     if isinstance(a, tuple) or isinstance(b, tuple):
         return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(map(identical, a, b))
     return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+            and a.shape == b.shape and a.tobytes() == b.tobytes())
+
+
+def _identical_floats(a, b) -> bool:
+    """identical(a, b) for float64 arrays (or tuples of them) only: such values are also same() within
+    any tolerance (see compare.py), which values of other dtypes need not be."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(map(_identical_floats, a, b))
+    return (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == np.float64 and b.dtype == np.float64
             and a.shape == b.shape and a.tobytes() == b.tobytes())
 
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.grading.outcomes import Outcome
-from autograder.public.compare import crash_problem, problem, same
+from autograder.public.compare import crash_problem, problem
+
+
+def _variants(catalogue, reference, function: str, args):
+    """catalogue.variants(...), not started before it is first read."""
+    yield from catalogue.variants(reference, function, args)
 
 
 class CheckFailed(AssertionError):
@@ -82,14 +87,16 @@ class Expect:
 
     def _wrong(self, function: str, value, args, hidden: bool) -> tuple[str | None, str | None]:
         """(what is wrong with value, the catalogued mistake it matches), or (None, None) when it is right."""
-        expected = getattr(self._expected, function)(*[np.array(a, dtype=np.float64) for a in args])
+        expected = self._expected_for(function, args)
         catalogue = self.content.catalogue
-        if same(value, expected, self.rtol, self.atol):
-            return None, None
-        # only now is it worth asking which known mistake this is
+        # problem() is None for a right value; the mistakes' outputs are computed only for a wrong one
         msg = problem(value, expected, rtol=self.rtol, atol=self.atol, names=self.content.tuple_names.get(function),
-                      reveal=not hidden, variants=catalogue.variants(self.reference, function, args))
-        return msg, catalogue.id_of(function, msg)
+                      reveal=not hidden, variants=_variants(catalogue, self.reference, function, args))
+        return (None, None) if msg is None else (msg, catalogue.id_of(function, msg))
+
+    def _expected_for(self, function: str, args):
+        """The reference's value on args (which it gets copies of: it must not change the test's)."""
+        return getattr(self._expected, function)(*[np.array(a, dtype=np.float64) for a in args])
 
     def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
         """Fail unless the student's function returns what the reference returns on these inputs.

@@ -9,7 +9,9 @@ import numpy as np
 # and every draw makes the sides that could be confused differ (n_q != n_k, d_k != d_v, ...).
 
 def _distinct(rng: np.random.Generator, k: int, low: int = 2, high: int = 8) -> list[int]:
-    return [int(x) for x in rng.choice(np.arange(low, high), size=k, replace=False)]
+    """k different sizes in [low, high): rng.choice(np.arange(low, high), k, replace=False), drawn as
+    indices into the range (the same draws, without building and indexing the array)."""
+    return [low + i for i in rng.choice(high - low, k, replace=False).tolist()]
 
 
 def projection(rng: np.random.Generator):
