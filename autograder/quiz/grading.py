@@ -7,7 +7,6 @@ student's letters scores nothing. The grader calls grade_answers(); the CLI show
 """
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
@@ -72,10 +71,21 @@ def _judge(p: Posed, value) -> tuple[float, list[str]]:
     return fraction, lines + [q.hint]
 
 
+def _once(make):
+    """make(), called at most once: its value is kept for the next call."""
+    kept = []
+
+    def once():
+        if not kept:
+            kept.append(make())
+        return kept[0]
+    return once
+
+
 def _result(q: Question, number: int, max_score: float, pose, sheet: Sheet, course: Course) -> TestResult:
     """The result of one question; `pose()` gives the student's Posed, drawn only when it is needed
     (to judge an answer or to reveal the right one, once for both): a question left blank needs none of it."""
-    pose = functools.cache(pose)
+    pose = _once(pose)
     outcome, fraction = Outcome.FAILED, 0.0
     if sheet.fatal:
         outcome, lines = Outcome.NOT_SUBMITTED if sheet.missing else Outcome.UNGRADABLE, [sheet.fatal]
