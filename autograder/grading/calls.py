@@ -22,6 +22,7 @@ from autograder.sandbox.session import CallResult
 
 ENDING = ("timeout", "exited", "invalid")  # results after which a worker is gone
 MEMO_SIZE = 256
+_NOT_KEPT = object()
 
 
 @dataclass
@@ -62,14 +63,15 @@ class ReferenceMemo:
 
     def _value(self, name, fn, args):
         arrays = [np.asarray(a, dtype=np.float64) for a in args]
-        key = (name, *((a.shape, a.tobytes()) for a in arrays))
-        if key in self._kept:
-            self._kept.move_to_end(key)
-            return self._kept[key]
-        value = fn(*[a.copy() for a in arrays])
-        self._kept[key] = value
-        if len(self._kept) > MEMO_SIZE:
-            self._kept.popitem(last=False)
+        key = (name, *[(a.shape, a.tobytes()) for a in arrays])
+        kept = self._kept
+        value = kept.get(key, _NOT_KEPT)
+        if value is not _NOT_KEPT:
+            kept.move_to_end(key)
+            return value
+        value = kept[key] = fn(*[a.copy() for a in arrays])
+        if len(kept) > MEMO_SIZE:
+            kept.popitem(last=False)
         return value
 
 

@@ -206,10 +206,12 @@ class SuiteRun:
         """The student's generator for this test, as seeded: made once, and reset to its seeded state
         for the judging pass (which must draw what the planning pass drew)."""
         name = test.item.originalname
-        if name not in run.rngs:
+        kept = run.rngs.get(name)
+        if kept is None:  # just seeded: nothing has drawn from it yet
             rng = seeds.rng_for(self.ctx.course.seed, self.ctx.assignment.id, run.sub.student, name)
             run.rngs[name] = (rng, rng.bit_generator.state)
-        rng, state = run.rngs[name]
+            return rng
+        rng, state = kept
         rng.bit_generator.state = state
         return rng
 
