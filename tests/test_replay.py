@@ -35,3 +35,21 @@ def test_identical_means_bit_for_bit_with_the_same_type():
     assert not calls.identical(a, a.astype(np.float32))
     assert not calls.identical(a, a.T.copy()) and not calls.identical(a, a.reshape(4))
     assert not calls.identical((a,), a) and not calls.identical([a], (a,)) and not calls.identical(1.0, 1.0)
+
+
+def test_a_memo_key_tells_apart_inputs_that_differ_in_any_bit_or_shape():
+    from autograder.content.mistakes import inputs_key
+    a = np.arange(6.0)
+    keys = {inputs_key("softmax", [a]), inputs_key("softmax", [a.reshape(2, 3)]), inputs_key("softmax", [a.reshape(3, 2)]),
+            inputs_key("score", [a]), inputs_key("softmax", [a[:2], a[2:]]), inputs_key("softmax", [a[:3], a[3:]]),
+            inputs_key("softmax", [np.where(a == 0, -0.0, a)]), inputs_key("softmax", [a, np.zeros(0)])}
+    assert len(keys) == 8
+    assert inputs_key("softmax", [a.reshape(2, 3)]) == inputs_key("softmax", [a.copy().reshape(2, 3)])
+
+
+def test_the_reference_memo_answers_each_input_as_the_reference_does():
+    memo = calls.ReferenceMemo(CONTENT.reference, CONTENT.functions)
+    rng = np.random.default_rng(7)
+    S, T = rng.normal(size=(3, 4)), rng.normal(size=(4, 3))
+    for args in ((S,), (T,), (S.reshape(4, 3),), (S,)):
+        assert calls.identical(memo.softmax(*args), CONTENT.reference.softmax(*[x.copy() for x in args]))

@@ -129,7 +129,7 @@ class Catalogue:
         """What each mistake did on these inputs, computed only as far as a caller reads, and kept for
         inputs equal bit for bit (every student is judged on the same worked example)."""
         arrays = [np.asarray(a, dtype=np.float64) for a in args]
-        key = (id(reference), function, *((a.shape, a.tobytes()) for a in arrays))
+        key = inputs_key(f"{id(reference)}.{function}", arrays)
         runs = self._kept.get(key)
         if runs is None:
             runs = self._kept[key] = _Runs(self._each_run(reference, function, [a.copy() for a in arrays]))
@@ -157,6 +157,13 @@ class Catalogue:
     def id_of(self, function: str, message: str) -> str | None:
         """The id of the mistake of `function` a feedback message names, if any."""
         return next((m.id for m in self.for_part(function) if message.startswith(m.message)), None)
+
+
+def inputs_key(label: str, arrays) -> bytes:
+    """One bytes object for float64 `arrays`, bit for bit, under `label` (an identifier, or ids and
+    identifiers joined by dots): their shapes, written after the label, say where each one's bytes
+    end. A memo keeps such keys without the cyclic collector ever walking them, as it would tuples."""
+    return f"{label}{[a.shape for a in arrays]}".encode() + b"".join([a.tobytes() for a in arrays])
 
 
 class _Runs:
