@@ -163,7 +163,9 @@ class SuiteRun:
             run.early.close(wait=False)
             run.early = None
         results = [self._run_test(run, test, replay) for test, replay in zip(self.tests, run.replays)]
-        return self._finish(run, results)
+        result = self._finish(run, results)
+        run.calls = None  # its opener refers to run: now its calls and cases go at once, not at a collection
+        return result
 
     def _plan(self, run: _StudentRun) -> list:
         """Every call the tests make of a student who answers as the reference does.
