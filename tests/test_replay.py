@@ -35,6 +35,10 @@ def test_identical_means_bit_for_bit_with_the_same_type():
     assert not calls.identical(a, a.astype(np.float32))
     assert not calls.identical(a, a.T.copy()) and not calls.identical(a, a.reshape(4))
     assert not calls.identical((a,), a) and not calls.identical([a], (a,)) and not calls.identical(1.0, 1.0)
+    # what the planning pass takes as right uncompared: identical float64 values only (inf and nan too)
+    odd = np.array([np.inf, -np.inf, np.nan, -0.0])
+    assert calls._identical_floats((a, odd), (a.copy(), odd.copy()))
+    assert not calls._identical_floats(np.arange(3), np.arange(3)) and not calls._identical_floats(odd, odd[::-1].copy())
 
 
 def test_a_memo_key_tells_apart_inputs_that_differ_in_any_bit_or_shape():

@@ -125,10 +125,13 @@ def identical(a, b) -> bool:
 def _identical_floats(a, b) -> bool:
     """identical(a, b) for float64 arrays (or tuples of them) only: such values are also same() within
     any tolerance (see compare.py), which values of other dtypes need not be."""
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(map(_identical_floats, a, b))
-    return (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == np.float64 and b.dtype == np.float64
-            and a.shape == b.shape and a.tobytes() == b.tobytes())
+    return identical(a, b) and _floats(a)
+
+
+def _floats(value) -> bool:
+    if isinstance(value, tuple):
+        return all(map(_floats, value))
+    return value.dtype == np.float64  # an array: identical() said so
 
 
 class StudentCalls:
