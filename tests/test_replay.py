@@ -2,7 +2,7 @@
 grades and pages are those of running every test, for every kind of submission."""
 import numpy as np
 
-from autograder.grading import calls, synthetic
+from autograder.grading import calls, suite_runner, synthetic
 from autograder.grading.batch import grade
 from course_content import CONTENT
 
@@ -26,6 +26,40 @@ def test_passing_on_the_planning_run_changes_no_grade_and_no_page(tmp_path, cour
         assert names == sorted(p.name for p in (tmp_path / "replayed" / folder).iterdir())
         for name in names:
             assert (tmp_path / "run" / folder / name).read_bytes() == (tmp_path / "replayed" / folder / name).read_bytes()
+
+
+def test_planning_a_test_that_draws_nothing_once_for_all_students_changes_no_grade_and_no_page(
+        tmp_path, course, monkeypatch):
+    subs = tmp_path / "subs"
+    synthetic.write_class(CONTENT, subs)
+    reused = []
+
+    class Counted(dict):
+        def __getitem__(self, key):
+            reused.append(key)
+            return super().__getitem__(key)
+
+    class Never(dict):
+        def __setitem__(self, key, value):
+            pass
+
+    real_init = suite_runner.SuiteRun.__init__
+
+    def init_with(kind):
+        def init(self, *args, **kwargs):
+            real_init(self, *args, **kwargs)
+            self._same_plans = kind()
+        return init
+    monkeypatch.setattr(suite_runner.SuiteRun, "__init__", init_with(Counted))
+    grade(course, subs, assignment="attention", out=tmp_path / "kept", jobs=1, progress=False)
+    monkeypatch.setattr(suite_runner.SuiteRun, "__init__", init_with(Never))
+    grade(course, subs, assignment="attention", out=tmp_path / "each", jobs=1, progress=False)
+    assert reused, "the worked example's tests should have been planned once and reused"
+    for folder in ("results", "feedback"):
+        names = sorted(p.name for p in (tmp_path / "each" / folder).iterdir())
+        assert names == sorted(p.name for p in (tmp_path / "kept" / folder).iterdir())
+        for name in names:
+            assert (tmp_path / "each" / folder / name).read_bytes() == (tmp_path / "kept" / folder / name).read_bytes()
 
 
 def test_identical_means_bit_for_bit_with_the_same_type():

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from autograder.grading import seeds
 from autograder.grading.collect import plain_items
-from autograder.grading.calls import PlanningExpect, ReferenceMemo, StudentCalls, planning_call
+from autograder.grading.calls import Planned, PlanningExpect, ReferenceMemo, StudentCalls, planning_call
 from autograder.grading.expect import CheckFailed, Expect, StudentProblem
 from autograder.course import layout
 from autograder.errors import QkvError
@@ -147,6 +147,9 @@ class SuiteRun:
                               "n_cases": ctx.assignment.random_cases}
         self._settings = {"rtol": course.tolerance.rtol, "atol": course.tolerance.atol,
                           "show_inputs": course.feedback.show_case_inputs, "expected": self.memo}
+        # The planning run of a test that draws nothing for its student (the worked example, fixed
+        # cases): its calls and what it recorded, the same for every student (see _plan).
+        self._same_plans: dict = {}
 
     def grade(self, sub: Submission) -> StudentResult:
         # Read once, before any test: the code and the quiz answers (a file that changes while it
@@ -181,13 +184,22 @@ class SuiteRun:
         shared: dict = {}
         for i, test in enumerate(self.tests):
             start, recorded = len(planned), {}
+            if not shared and i in self._same_plans:  # planned for an earlier student: the same for this one
+                calls, recorded = self._same_plans[i]
+                planned += [Planned(p.part, p.function, p.args, answer=p.answer, answered=p.answered) for p in calls]
+                if recorded is not None:
+                    run.replays[i] = (start, len(planned), dict(recorded))
+                continue
             expect = self._expect(planning_call(self.memo, planned, test.part), recorded, shared, PlanningExpect)
             try:
                 test.item.obj(**self._values(run, test, expect))
             except Exception:  # noqa: BLE001 - planning stops here; the judging pass tells what it was
-                continue
+                recorded = None
             if not shared:
-                run.replays[i] = (start, len(planned), recorded)
+                if recorded is not None:
+                    run.replays[i] = (start, len(planned), recorded)
+                if "rng" not in self._asks[id(test)][0]:  # nothing in it is drawn for this student
+                    self._same_plans[i] = (tuple(planned[start:]), recorded)
         return planned
 
     def _values(self, run: _StudentRun, test: SuiteTest, expect: Expect) -> dict:
