@@ -141,13 +141,16 @@ class Catalogue:
 
     def variants(self, reference, function: str, args):
         """(message, wrong output) for every output-visible mistake of `function` on these inputs, in
-        catalogue order; computed as they are read, so a caller that stops at a match runs no more.
+        catalogue order; computed as they are read (nothing, not even the inputs' key, before the
+        first is asked for), so a caller that stops at a match, or never reads, runs no more.
         Callers must not modify the outputs (they are kept for the next student).
 
         Mistakes that crash on these inputs (a shape that only fits square matrices, say) are in
         `crashes` instead.
         """
-        return ((m.message, what) for m, (kind, what) in self._runs(reference, function, args) if kind == "value")
+        for m, (kind, what) in self._runs(reference, function, args):
+            if kind == "value":
+                yield m.message, what
 
     def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
         """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:

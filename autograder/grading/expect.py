@@ -13,11 +13,6 @@ from autograder.grading.outcomes import Outcome
 from autograder.public.compare import crash_problem, problem
 
 
-def _variants(catalogue, reference, function: str, args):
-    """catalogue.variants(...), not started before it is first read."""
-    yield from catalogue.variants(reference, function, args)
-
-
 class CheckFailed(AssertionError):
     """The student's output or behaviour is wrong; `message` says how, `mistake` names it if known."""
 
@@ -91,7 +86,7 @@ class Expect:
         catalogue = self.content.catalogue
         # problem() is None for a right value; the mistakes' outputs are computed only for a wrong one
         msg = problem(value, expected, rtol=self.rtol, atol=self.atol, names=self.content.tuple_names.get(function),
-                      reveal=not hidden, variants=_variants(catalogue, self.reference, function, args))
+                      reveal=not hidden, variants=catalogue.variants(self.reference, function, args))
         return (None, None) if msg is None else (msg, catalogue.id_of(function, msg))
 
     def _expected_for(self, function: str, args):
