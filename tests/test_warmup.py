@@ -11,11 +11,11 @@ from autograder.sandbox import warmup
 from autograder.sandbox.host import Sandbox
 
 
-def test_the_rehearsal_leaves_no_module_cached_line_random_state_or_working_folder():
+def test_the_rehearsal_leaves_no_module_cached_line_random_state_or_working_folder(tmp_path):
     numpy_state = np.random.get_state()[1].copy()
     modules, lines, state, cwd = set(sys.modules), dict(linecache.cache), random.getstate(), os.getcwd()
-    warmup.rehearse()
-    assert set(sys.modules) == modules and linecache.cache == lines
+    warmup.rehearse(str(tmp_path))
+    assert set(sys.modules) == modules and linecache.cache == lines and not any(tmp_path.iterdir())
     assert random.getstate() == state and os.getcwd() == cwd
     assert np.array_equal(np.random.get_state()[1], numpy_state)
 

@@ -20,7 +20,6 @@ import linecache
 import os
 import re
 import sys
-import tempfile
 
 import numpy as np
 
@@ -53,15 +52,17 @@ _FILLERS: list = []  # what fill_free_blocks took, kept for the zygote's lifetim
 _STATS_LINE = re.compile(rb"^\s*(\d+)\s+(\d+)\s+\d+\s+\d+\s+(\d+)\s*$", re.M)  # class, size, ..., free blocks
 
 
-def rehearse() -> None:
-    """A child's round, in this process, on the module above: load, then ROUNDS batches of calls."""
+def rehearse(where: str) -> None:
+    """A child's round, in this process, on the module above: load, then ROUNDS batches of calls.
+    Its file goes in a folder of its own inside `where`, removed afterwards."""
     X = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
     W = np.linspace(0.5, -0.5, 20).reshape(5, 4)
     arrays: list = []
     calls = [[name, wire.encode_value(X, arrays), wire.encode_value(W, arrays)]
              for name in ("chain", "in_place", "raises", "stub", "missing")]
     frame = wire.pack({"op": wire.Op.CALLS, "calls": calls}, arrays)
-    folder = tempfile.mkdtemp(prefix="qkv-rehearsal-")
+    folder = os.path.join(where, "rehearsal")
+    os.mkdir(folder, 0o700)
     path = os.path.join(folder, "rehearsal.py")
     with open(path, "wb") as f:
         f.write(REHEARSAL)

@@ -9,24 +9,25 @@ case before the call that uses it, nor any expected value.
 """
 from __future__ import annotations
 
+import _socket
 import ctypes
 import functools
 import gc
 import json
 import os
 import resource
-import shutil
 import signal
-import socket
+import struct
 import sys
-import tempfile
 
 import numpy as np
 
 from autograder.sandbox import child, imports, isolation, seccomp, warmup, wire
 
 # Imported here, before any child is forked, so a confined child never needs to read them from disk.
-# Not numpy.testing: a submission seldom imports it (a child can, from disk), and its 5 MB would be
+# Not what only the zygote or its keeper needs and a submission hardly ever imports: `socket`,
+# `tempfile` and `shutil` (with zlib, bz2 and lzma) would add 30 mappings and 400 KB to every child's
+# page tables, copied at its fork and torn down at its exit. Not numpy.testing: a submission seldom imports it (a child can, from disk), and its 5 MB would be
 # copied into every child's page tables at the fork and torn down at its exit.
 import collections, dataclasses, itertools, math, random, typing, warnings  # noqa: E401,F401
 
@@ -40,8 +41,33 @@ CONTROL_BYTES = 1 << 16  # a request's most: small enough to be read into memory
 _libc_fork = ctypes.PyDLL(None, use_errno=True).fork  # called with the GIL held, as os.fork does
 
 
+_FD = struct.Struct("i")
+
+
+def _recv_fds(control: _socket.socket, size: int, most: int) -> tuple[bytes, list[int]]:
+    """A request and the descriptors sent with it (socket.recv_fds, without the socket module)."""
+    data, ancillary, _, _ = control.recvmsg(size, _socket.CMSG_LEN(most * _FD.size))
+    fds: list[int] = []
+    for level, kind, payload in ancillary:
+        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+            fds += (fd for (fd,) in _FD.iter_unpack(payload[:len(payload) - len(payload) % _FD.size]))
+    return data, fds
+
+
+def _private_folder(prefix: str) -> str:
+    """A new folder named `prefix` plus a random suffix, that only its owner can enter, as
+    tempfile.mkdtemp makes it (without the module: see the imports above)."""
+    while True:
+        path = prefix + os.urandom(8).hex()
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            continue
+
+
 @functools.cache
-def _prepare(packages: tuple[str, ...]) -> None:
+def _prepare(packages: tuple[str, ...], scratch: str) -> None:
     """What every child would otherwise do for itself after the fork, done once before the first.
 
     A child writes to every page it touches, and each such page is copied for it: the less of the
@@ -54,7 +80,7 @@ def _prepare(packages: tuple[str, ...]) -> None:
     imports.allowed_names(packages)
     if seccomp.supported():
         seccomp.compiled()
-    warmup.rehearse()
+    warmup.rehearse(scratch)
     os.environ.clear()
     os.environ.update(CHILD_ENV)
     sys.path_importer_cache.clear()  # a child clears it again: let it find (and free) nothing
@@ -62,11 +88,12 @@ def _prepare(packages: tuple[str, ...]) -> None:
     gc.freeze()
 
 
-def _warm(packages: tuple[str, ...]) -> None:
-    """Get the zygote's state ready for its children (the keeper does it before the zygote exists)."""
+def _warm(packages: tuple[str, ...], scratch: str) -> None:
+    """Get the zygote's state ready for its children (the keeper does it before the zygote exists);
+    `scratch`: the keeper's folder, where the rehearsal's file goes for the while."""
     np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
     np.random.random(4)
-    _prepare(packages)
+    _prepare(packages, scratch)
     gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
 
 
@@ -139,14 +166,14 @@ def _reap(pid, *, own_namespace: bool) -> bytes:
     return b"%d" % status
 
 
-def zygote(control: socket.socket, *, own_namespace: bool, config: dict) -> None:
+def zygote(control: _socket.socket, *, own_namespace: bool, config: dict, scratch: str) -> None:
     """Serve spawn/reap requests from the grader until it closes the socket.
 
     With namespaces, the zygote is the init of its own PID namespace (private network, IPC and
     hostname too), and the grader has put it in the sandbox's cgroup: every child is born inside
     all of them, so no child pays to create them or to migrate between cgroups.
     """
-    _warm(tuple(config["packages"]))  # done already when the keeper forked this process
+    _warm(tuple(config["packages"]), scratch)  # done already when the keeper forked this process
     setup = _setup(config)
     read_only = [*config["runtime_paths"], "/dev/null", "/dev/urandom"] if config["landlock"] else None
     gc.freeze()
@@ -155,7 +182,7 @@ def zygote(control: socket.socket, *, own_namespace: bool, config: dict) -> None
         seccomp.install()
     while True:
         try:
-            data, fds, _, _ = socket.recv_fds(control, CONTROL_BYTES, 3)
+            data, fds = _recv_fds(control, CONTROL_BYTES, 3)
         except OSError:
             return
         if not data:
@@ -170,7 +197,7 @@ def zygote(control: socket.socket, *, own_namespace: bool, config: dict) -> None
         control.sendall(reply)
 
 
-def keeper(control: socket.socket, *, grader: int, where: str, config: dict) -> None:
+def keeper(control: _socket.socket, *, grader: int, where: str, config: dict) -> None:
     """The process the grader starts: it runs the zygote, and cleans up after it however the grader ends.
 
     It dies with the grader (PR_SET_PDEATHSIG): then it kills the zygote, whose PID namespace takes
@@ -187,10 +214,10 @@ def keeper(control: socket.socket, *, grader: int, where: str, config: dict) -> 
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     for name in packages:  # the course's packages, imported once for every child
         __import__(name)
-    _warm(tuple(packages))  # while the grader moves this process into the sandbox's cgroup
     try:
-        scratch = tempfile.mkdtemp(prefix=os.path.basename(where), dir=os.path.dirname(where))
+        scratch = _private_folder(where)
         os.chmod(scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
+        _warm(tuple(packages), scratch)  # while the grader moves this process into the sandbox's cgroup
         try:
             started = control.recv(64)  # "start": the grader has put this process in the sandbox's cgroup
         except OSError:
@@ -199,7 +226,7 @@ def keeper(control: socket.socket, *, grader: int, where: str, config: dict) -> 
             return
         if not namespaces:
             if _answer(control, {"zygote": [], "scratch": scratch}):
-                zygote(control, own_namespace=False, config=config)
+                zygote(control, own_namespace=False, config=config, scratch=scratch)
             return
         isolation.unshare_zygote()
         alive_r, alive_w = os.pipe()
@@ -209,23 +236,33 @@ def keeper(control: socket.socket, *, grader: int, where: str, config: dict) -> 
             isolation.die_with_parent(signal.SIGKILL, watch_fd=alive_r)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
-                zygote(control, own_namespace=True, config=config)
+                zygote(control, own_namespace=True, config=config, scratch=scratch)
             finally:
                 os._exit(0)
         os.close(alive_r)
         if not _answer(control, {"zygote": [pid], "scratch": scratch}):
             os.kill(pid, signal.SIGKILL)  # no one is left to serve
         control.close()
-        signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
+        signal.signal(signal.SIGTERM, lambda *_: _end(pid))
         if stop:
-            os.kill(pid, signal.SIGKILL)
+            _end(pid)
         os.waitpid(pid, 0)
     finally:
         if scratch:
+            import shutil  # noqa: PLC0415 - here, where no child will be forked (see the imports above)
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _answer(control: socket.socket, msg: dict) -> bool:
+def _end(zygote: int) -> None:
+    """Kill the zygote, which may have ended and been reaped already (its grader closed the socket):
+    SIGTERM can come at any time, and its handler must never raise, least of all into the cleanup."""
+    try:
+        os.kill(zygote, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _answer(control: _socket.socket, msg: dict) -> bool:
     """Send the keeper's one answer; False when the grader's end is gone (the grading process was
     killed while this one started): the keeper then ends quietly, as it does when the grader ends."""
     try:
@@ -236,6 +273,6 @@ def _answer(control: socket.socket, msg: dict) -> bool:
 
 
 if __name__ == "__main__":
-    keeper(socket.socket(fileno=int(sys.argv[1])), grader=int(sys.argv[2]), where=sys.argv[3],
+    keeper(_socket.socket(fileno=int(sys.argv[1])), grader=int(sys.argv[2]), where=sys.argv[3],
            config=json.loads(sys.argv[4]))
     os._exit(0)  # the keeper has cleaned up: the grader waits for this exit, so skip the interpreter's teardown
