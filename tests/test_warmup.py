@@ -34,3 +34,33 @@ def test_a_submission_named_like_the_rehearsal_loads_its_own_module():
         with box.open({"rehearsal.py": b"def chain(X, W):\n    return X + 1\n"}, entry="rehearsal.py") as s:
             r = s.call("chain", [np.zeros((2, 2)), np.zeros((2, 2))])
     assert r.kind == "returned" and np.array_equal(r.value, np.ones((2, 2)))
+
+
+def test_a_keepers_folder_is_new_private_and_named_apart_even_when_a_name_is_taken(tmp_path, monkeypatch):
+    from autograder.sandbox import worker
+    draws = iter([b"\x01" * 8, b"\x01" * 8, b"\x02" * 8])
+    monkeypatch.setattr(worker.os, "urandom", lambda n: next(draws))
+    first = worker._private_folder(str(tmp_path / "box-"))
+    second = worker._private_folder(str(tmp_path / "box-"))  # its first name is taken: it draws again
+    assert first == str(tmp_path / ("box-" + "01" * 8)) and second == str(tmp_path / ("box-" + "02" * 8))
+    assert all(os.stat(p).st_mode & 0o777 == 0o700 for p in (first, second))
+
+
+def test_descriptors_passed_with_a_request_are_received_with_it():
+    import socket
+    from autograder.sandbox import worker
+    ours, theirs = socket.socketpair()
+    r, w = os.pipe()
+    try:
+        socket.send_fds(ours, [b'{"op": "spawn"}'], [r, w])
+        data, fds = worker._recv_fds(theirs, worker.CONTROL_BYTES, 3)
+        assert data == b'{"op": "spawn"}' and len(fds) == 2
+        os.write(fds[1], b"x")  # the received descriptors are the pipe's ends
+        assert os.read(fds[0], 1) == b"x"
+        for fd in fds:
+            os.close(fd)
+    finally:
+        for fd in (r, w):
+            os.close(fd)
+        ours.close()
+        theirs.close()
