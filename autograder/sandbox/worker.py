@@ -25,10 +25,10 @@ import numpy as np
 from autograder.sandbox import child, imports, isolation, seccomp, warmup, wire
 
 # Imported here, before any child is forked, so a confined child never needs to read them from disk.
-# Not what only the zygote or its keeper needs and a submission hardly ever imports: `socket`,
-# `tempfile` and `shutil` (with zlib, bz2 and lzma) would add 30 mappings and 400 KB to every child's
-# page tables, copied at its fork and torn down at its exit. Not numpy.testing: a submission seldom imports it (a child can, from disk), and its 5 MB would be
-# copied into every child's page tables at the fork and torn down at its exit.
+# Not what a submission seldom imports (a child can, from disk), since whatever the zygote holds is
+# copied into every child's page tables at the fork and torn down at its exit: not numpy.testing
+# (5 MB), nor `socket`, `tempfile` and `shutil` (with zlib, bz2 and lzma: 30 mappings and 400 KB),
+# which only the keeper needs.
 import collections, dataclasses, itertools, math, random, typing, warnings  # noqa: E401,F401
 
 # The folders a child imports through, opened once by the zygote (see imports.py): {path: alias},
