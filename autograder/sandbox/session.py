@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autograder.sandbox import wire
+from autograder.sandbox import isolation, wire
 from autograder.sandbox.host import ZygoteGone
 
 DRAIN_BYTES = 1 << 20  # output read per wake-up: a flood cannot keep the reader from its deadline
@@ -88,7 +88,7 @@ class Session:
         self.pid: int | None = None
         self._fds: tuple[int, ...] = ()
         sandbox.clear()  # the cgroup holds nothing but the zygote when a submission joins it
-        self.workdir = _new_folder(sandbox.scratch)
+        self.workdir = isolation.private_folder(os.path.join(sandbox.scratch, "sub-"))
         self._files = list(files)
         try:
             self._start(files, entry)
@@ -340,18 +340,6 @@ class Session:
 
     def __exit__(self, *exc):
         self.close()
-
-
-def _new_folder(parent: str) -> str:
-    """A new folder for one submission, private (0700) and named at random (tempfile.mkdtemp's
-    way, with fewer steps and more randomness)."""
-    while True:
-        path = os.path.join(parent, "sub-" + os.urandom(8).hex())
-        try:
-            os.mkdir(path, 0o700)
-            return path
-        except FileExistsError:
-            continue
 
 
 def _remove(folder: str, names) -> None:

@@ -54,18 +54,6 @@ def _recv_fds(control: _socket.socket, size: int, most: int) -> tuple[bytes, lis
     return data, fds
 
 
-def _private_folder(prefix: str) -> str:
-    """A new folder named `prefix` plus a random suffix, that only its owner can enter, as
-    tempfile.mkdtemp makes it (without the module: see the imports above)."""
-    while True:
-        path = prefix + os.urandom(8).hex()
-        try:
-            os.mkdir(path, 0o700)
-            return path
-        except FileExistsError:
-            continue
-
-
 @functools.cache
 def _prepare(packages: tuple[str, ...], scratch: str) -> None:
     """What every child would otherwise do for itself after the fork, done once before the first.
@@ -215,7 +203,7 @@ def keeper(control: _socket.socket, *, grader: int, where: str, config: dict) ->
     for name in packages:  # the course's packages, imported once for every child
         __import__(name)
     try:
-        scratch = _private_folder(where)
+        scratch = isolation.private_folder(where)
         os.chmod(scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
         _warm(tuple(packages), scratch)  # while the grader moves this process into the sandbox's cgroup
         try:
