@@ -32,7 +32,8 @@ LINK_ATTACKS = ["link_to_reference", "link_to_solutions_folder", "fifo_as_code",
 # The neighbours: full marks, partial credit from a catalogued mistake, and full marks through the stdlib.
 NEIGHBOUR_KINDS = ["honest_reference", "mistake_softmax_no_max", "honest_stdlib"]
 # Attacks that compute nothing honestly: any point would be a point stolen.
-ZERO = sorted(set(FILE_ATTACKS + LINK_ATTACKS) - {"endless_loop", "exits_in_calls", "memory_bomb", "flood_output",
+ZERO = sorted(set(FILE_ATTACKS + LINK_ATTACKS) - {"endless_loop", "exits_in_calls", "crashes_in_one_function",
+                                                   "memory_bomb", "flood_output",
                                                    "fork_storm", "missing_import", "syntax_error", "write_output",
                                                    "answers_link_to_quiz_master"})
 STDLIB_PRELUDE = ("import statistics, decimal, fractions\n"
@@ -250,6 +251,18 @@ def test_exits_inside_calls_are_raised_exceptions_and_cost_only_their_part(batch
     assert "raised SystemExit" in outputs["project"]
     assert "raised KeyboardInterrupt" in outputs["softmax"]
     assert "raised Escape: bye" in outputs["aggregate"]
+
+
+def test_a_worker_dying_mid_batch_costs_only_the_parts_whose_calls_killed_it(batch):
+    r = result(batch, "crashes_in_one_function")
+    for part in ("project", "score", "aggregate"):
+        assert r.part_score(part) == r.part_max(part), part
+    outputs = {t.name: t.output for t in r.tests}
+    softmax = [t for t in r.tests if t.part == "softmax"]
+    assert 0 < r.part_score("softmax") < r.part_max("softmax")  # its first two calls were right
+    assert any("softmax() ended (killed by signal SIGSEGV)" in t.output for t in softmax), outputs
+    assert outcomes(r, "attend") == {"exited"}
+    assert "attend() ended (exit code 3)" in " ".join(t.output for t in r.tests if t.part == "attend")
 
 
 def test_an_endless_loop_costs_its_part_only(batch):

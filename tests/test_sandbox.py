@@ -207,3 +207,48 @@ def test_a_child_is_born_under_the_seccomp_filter_and_cannot_leave_its_namespace
     assert r.kind == "raised", r
     words = r.message.split("RuntimeError: ", 1)[-1].split(" (")[0].split()
     assert words == ["2", "-1/1", "-1/1", "-1/1", "-1/1", "-1/1"], r.message
+
+
+def test_a_batch_whose_worker_dies_comes_back_short_and_blames_no_call(sb):
+    """Without `stream` the worker answers at the end: a crash on the way says nothing of which call
+    did it, so no call is blamed (the caller asks again call by call); with `stream`, the one that did."""
+    source = "import os\ndef ok(S):\n    return S\ndef crash(S):\n    os._exit(3)\n"
+    calls = [("ok", [S]), ("crash", [S]), ("ok", [S])]
+    with session(sb, source) as s:
+        assert s.call_many(calls, stream=False) == []
+    with session(sb, source) as s:
+        first, second = s.call_many(calls, stream=True)
+    assert first.kind == "returned" and second.kind == "exited"
+    assert "crash() ended (exit code 3)" in second.message
+
+
+@pytest.mark.parametrize("body, kind, text", [
+    ("class E(Exception):\n    def __str__(self):\n        raise E()\ndef f(S):\n    raise E()\n",
+     "raised", "raised E: (its message could not be shown"),
+    ("class A:\n    def __array__(self, *a, **k):\n        raise RuntimeError('no')\n"
+     "    def __len__(self):\n        raise RuntimeError('no')\ndef f(S):\n    return A()\n", "returned", ""),
+    ("class L(list):\n    def __len__(self):\n        raise KeyboardInterrupt\ndef f(S):\n    return L([1.0])\n",
+     "returned", ""),
+])
+def test_exceptions_and_values_whose_own_methods_raise_cost_their_call_only(sb, body, kind, text):
+    with session(sb, body + "def g(S):\n    return S\n") as s:
+        r = s.call("f", [S])
+        assert r.kind == kind and text in r.message
+        assert s.call("g", [S]).kind == "returned"  # the worker lives on
+    if kind == "returned":
+        assert isinstance(r.value, wire.Other)
+
+
+@pytest.mark.parametrize("prelude", [
+    "import sys\nsys.stdout = None\nsys.stderr = None\n",
+    "import sys\nclass Bad:\n    def write(self, s):\n        raise RuntimeError\n    def flush(self):\n"
+    "        raise RuntimeError\nsys.stdout = sys.stderr = sys.__stdout__ = Bad()\n",
+    "import os, sys\nsys.stdout = open(os.devnull, 'w')\nprint('quiet')\n",
+])
+def test_code_that_silences_or_replaces_its_output_is_still_answered(sb, prelude):
+    with session(sb, prelude + "def f(S):\n    print('x')\n    return S\n") as s:
+        assert s.load.ok, s.load.message
+        r = s.call("f", [S])
+    assert r.kind in ("returned", "raised")  # print() into a stream that raises is the student's own error
+    if "devnull" in prelude or "None" in prelude:
+        assert r.kind == "returned"

@@ -149,7 +149,7 @@ class StudentCalls:
         self.session = None
         self.load_failure: tuple[str, str] | None = None
         self.dead_parts: dict = {}  # part -> (outcome, message)
-        self.stream = False  # once a batch timed out, batches answer call by call
+        self.stream = False  # once a batch stopped short (timed out, its worker died), batches answer call by call
         self.output: list[str] = []  # what each worker printed
 
     def call(self, part: str, function: str, args) -> CallResult:
@@ -203,11 +203,13 @@ class StudentCalls:
         self.batched = True
         todo = [p for p in self.planned[start:] if p.part not in self.dead_parts]
         results = self.session.call_many([(p.function, p.args) for p in todo], stream=self.stream)
-        if not results and not self.stream:  # the batch outlasted one call's limit: find the slow call
+        if len(results) < len(todo) and not self.stream:
+            # The batch stopped short (it outlasted one call's limit, or the worker ended or answered
+            # malformed), and which call did it is unknown: the same calls again in a fresh worker,
+            # answered one by one, as call-by-call grading would have made them.
             self.stream = True
             self.close_session()
-            if self._ready():
-                results = self.session.call_many([(p.function, p.args) for p in todo], stream=True)
+            results = self.session.call_many([(p.function, p.args) for p in todo], stream=True) if self._ready() else []
         for planned, result in zip(todo, results):
             planned.result = result
         if results and results[-1].kind in ENDING:

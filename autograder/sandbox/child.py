@@ -152,12 +152,22 @@ def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
 
 
 def _describe(exc: BaseException, filename: str, cells=None) -> dict:
-    message = str(exc)[:300]
-    return {"type": type(exc).__name__[:80], "message": message, "where": _student_trace(exc, filename, cells)}
+    """The exception's type, message and where in the student's code, each of them plain text even
+    when the exception's own methods (__str__, say) raise in turn."""
+    try:
+        message = str(exc)[:300]
+    except BaseException:  # noqa: BLE001 - the student's __str__, whatever it raises
+        message = "(its message could not be shown: turning it into text raised an exception too)"
+    try:
+        where = _student_trace(exc, filename, cells)
+    except BaseException:  # noqa: BLE001
+        where = ""
+    return {"type": type(exc).__name__[:80], "message": message, "where": where}
 
 
 def _raised(exc: BaseException, filename: str, cells=None) -> list:
-    return [wire.Op.RAISED, type(exc).__name__[:80], str(exc)[:300], _student_trace(exc, filename, cells)]
+    info = _describe(exc, filename, cells)
+    return [wire.Op.RAISED, info["type"], info["message"], info["where"]]
 
 
 def _changed(value, original: bytes, shape: tuple) -> bool:
@@ -182,13 +192,17 @@ class Child:
         # folder: the folder's random name would make the same submission's output differ per run.
         self.filename = entry
         self.cells = None  # a notebook's map from lines to cells, written beside the code by the grader
+        self.streams = (sys.stdout, sys.stderr)  # the output pipe's, whatever the student puts in their place
 
     def reply(self, header: dict, arrays=()) -> None:
         self.send(wire.pack(header, arrays))
 
     def send(self, frame: bytes) -> None:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in self.streams:  # what was printed goes out before the answer
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # closed by the student, or the pipe is gone
+                pass
         _write(self.rep, frame)
 
     def load(self) -> None:
@@ -246,6 +260,11 @@ class Child:
         arrays = []
         try:
             value = wire.encode_value(result, arrays)
+        except MemoryError:
+            return [wire.Op.MEMORY], []
+        except BaseException:  # noqa: BLE001 - the value's own methods (__len__, __array__) raised: not numbers
+            value, arrays = type(result).__name__[:80], []
+        try:
             changed = [_changed(a, *original) for a, original in zip(args, originals)]
         except MemoryError:
             return [wire.Op.MEMORY], []

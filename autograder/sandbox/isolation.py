@@ -32,6 +32,9 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 FS_READ = (1 << 0) | (1 << 2) | (1 << 3)  # execute, read file, read dir
+FS_WRITE_FILE, FS_TRUNCATE = 1 << 1, 1 << 14
+FS_FILE = (1 << 0) | FS_WRITE_FILE | (1 << 2) | FS_TRUNCATE  # what a rule on a file (not a folder) may grant
+WRITABLE_DEVICES = ("/dev/null",)  # writing there keeps nothing: code may silence its output with it
 _FS_BITS_BY_ABI = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}  # number of handled fs access bits per ABI
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_CONTROLLERS = ("pids", "memory")
@@ -62,7 +65,8 @@ def landlock_abi() -> int:
 
 
 def landlock_restrict(read_only: list[str], read_write: list[str]) -> None:
-    """Confine this process (and its future children) to the given paths; nothing else is reachable.
+    """Confine this process (and its future children) to the given paths, and WRITABLE_DEVICES;
+    nothing else is reachable.
 
     TCP bind/connect is denied too (ABI 4+), and so are signals and abstract sockets leaving the
     domain (ABI 6+).
@@ -82,7 +86,7 @@ def landlock_ruleset(read_only: list[str], read_write: list[str], *, reuse: bool
     all_fs, attr, size = _landlock_handled()
     kept = _KEPT.get(tuple(read_only)) if reuse else None
     if kept is None:
-        kept = _landlock_open(read_only, FS_READ)
+        kept = _landlock_open(read_only, FS_READ) + _landlock_open(WRITABLE_DEVICES, FS_READ | FS_WRITE_FILE | FS_TRUNCATE)
         if reuse:
             _KEPT[tuple(read_only)] = kept
     own = _landlock_open(read_write, all_fs)
@@ -91,7 +95,7 @@ def landlock_ruleset(read_only: list[str], read_write: list[str], *, reuse: bool
                                        ctypes.c_uint32(0)), "landlock_create_ruleset")
         try:
             for fd, access in kept + own:
-                rule = _PathBeneathAttr(access, fd)
+                rule = _PathBeneathAttr(access & all_fs, fd)  # (truncating is handled from ABI 3 on)
                 _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0), "landlock_add_rule")
         except BaseException:
             os.close(ruleset)
@@ -111,7 +115,7 @@ def _landlock_open(paths: list[str], access: int) -> list[tuple[int, int]]:
         except OSError:
             continue  # a runtime path this machine does not have
         is_dir = stat.S_ISDIR(os.fstat(fd).st_mode)
-        opened.append((fd, access if is_dir else access & ((1 << 0) | (1 << 1) | (1 << 2) | (1 << 14))))
+        opened.append((fd, access if is_dir else access & FS_FILE))
     return opened
 
 

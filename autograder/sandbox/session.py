@@ -225,11 +225,12 @@ class Session:
         """Run [(function, args), ...] in order in one exchange; never raises for anything the child does.
 
         With `stream`, the child answers each call as it returns, so `timeout` (the per-call limit
-        by default) bounds every call on its own. Without it, the child answers once at the end and
-        `timeout` bounds the whole batch; a batch that outlasts it comes back as [] (which call hung
-        is unknown: call again with `stream`). Returns one result per call in order, or fewer when
-        the worker stopped: the last one then says why (timeout, exited, invalid) and the session
-        is closed.
+        by default) bounds every call on its own; returns one result per call in order, or fewer
+        when the worker stopped: the last one then says why (timeout, exited, invalid) and the
+        session is closed. Without it, the child answers once at the end (or in a few frames) and
+        `timeout` bounds the whole batch; a batch that outlasts it, or whose worker ends or answers
+        malformed before the end, comes back short with the calls answered so far and no failure:
+        which call is to blame is unknown (call the rest again with `stream`).
         """
         if not calls:
             return []
@@ -248,14 +249,18 @@ class Session:
         except _Timeout:
             self.close()
             if not stream:
-                return []
+                return done
             function = calls[len(done)][0]
             failure = CallResult("timeout", message=f"{function}() did not return within {timeout:g} s (an endless loop?)")
         except _Exited:
             self.close()
+            if not stream:
+                return done
             failure = CallResult("exited", message=f"the process running {calls[len(done)][0]}() ended ({self.exit_text()})")
         except Exception as e:  # a malformed reply of any kind
             self.close()
+            if not stream:
+                return done
             failure = CallResult("invalid", message=f"the worker sent a malformed reply ({_why(e)})")
         return done + [failure]
 

@@ -163,7 +163,7 @@ def zygote(control: _socket.socket, *, own_namespace: bool, config: dict, scratc
     """
     _warm(tuple(config["packages"]), scratch)  # done already when the keeper forked this process
     setup = _setup(config)
-    read_only = [*config["runtime_paths"], "/dev/null", "/dev/urandom"] if config["landlock"] else None
+    read_only = [*config["runtime_paths"], "/dev/urandom"] if config["landlock"] else None
     gc.freeze()
     isolation.set_child_subreaper()  # a submission's orphans become ours to reap, not init's
     if config["seccomp"]:  # last: every child is born under it (see seccomp.py), and this process needs nothing it refuses
