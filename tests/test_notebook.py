@@ -1,5 +1,7 @@
 """Notebook submissions: the code of the solution cells only, the answers cell, and untrusted JSON."""
+import contextlib
 import dataclasses
+import io
 import json
 
 import pytest
@@ -100,12 +102,28 @@ def test_source_as_a_string_or_a_list_of_lines_reads_the_same(filled):
     assert extract(with_cells(as_strings)) == extract(with_cells(cells))
 
 
-@pytest.mark.parametrize("line", ["%timeit softmax(S)", "!pip install torch", "%%time", "    %debug"])
-def test_ipython_magics_in_a_solution_cell_are_rejected_with_cell_and_line(line):
-    cell = code(f"def softmax(S):\n    return S\n{line}\n", {"nbgrader": {"solution": True, "grade_id": "softmax"}})
-    with pytest.raises(QkvError, match=r"attention.ipynb: cell 1 \(softmax\), line 3: IPython magic") as e:
-        extract(with_cells([cell]))
-    assert "\n" not in str(e.value)
+@pytest.mark.parametrize("line", ["%timeit softmax(S)", "!pip install torch", "    %debug", "%matplotlib inline"])
+def test_ipython_magics_in_a_solution_cell_are_skipped_and_said_with_cell_and_line(line):
+    cell = code(f"def softmax(S):\n    return S\n{line}\nx = 1\n", {"nbgrader": {"solution": True, "grade_id": "softmax"}})
+    module = extract(with_cells([cell]))
+    assert line.strip() not in module.replace(f"{line.strip()!r}", "")  # only in the printed note
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(module, "attention.py", "exec"), namespace)
+    assert namespace["x"] == 1 and namespace["softmax"](3) == 3
+    assert printed.getvalue() == (f"cell 1 (softmax), line 3: IPython magic {line.strip()!r} skipped "
+                                  "(the grader runs plain Python)\n")
+
+
+@pytest.mark.parametrize("first, runs", [("%%time", True), ("%%capture out", True), ("%%bash", False),
+                                         ("%%writefile helpers.py", False)])
+def test_a_cell_magic_skips_its_line_when_the_body_is_python_and_the_cell_when_not(first, runs):
+    cell = code(f"{first}\ndef softmax(S):\n    return S\n", {"nbgrader": {"solution": True, "grade_id": "softmax"}})
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(extract(with_cells([cell])), "attention.py", "exec"), namespace)
+    assert ("softmax" in namespace) == runs
+    assert printed.getvalue().startswith("cell 1 (softmax)") and first[:12] in printed.getvalue()
 
 
 @pytest.mark.parametrize("source", [
@@ -116,7 +134,7 @@ def test_ipython_magics_in_a_solution_cell_are_rejected_with_cell_and_line(line)
     "y = 5  # %timeit in a comment\n",
 ])
 def test_percent_and_bang_that_are_python_are_not_magics(source):
-    assert notebook.magic_line(source) is None
+    assert notebook.magic_lines(source) == []
 
 
 def test_magics_outside_the_solution_cells_are_fine(filled):
@@ -234,9 +252,12 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     dave = json.loads(notebooks["dave/attention.ipynb"])
     cell = next(c for c in dave["cells"] if c.get("id") == "score")
     cell["source"] = cell["source"].replace("    return Q @ K.T", "    %time\n    return Q @ K.T")
+    cell = next(c for c in dave["cells"] if c.get("id") == "softmax")
+    cell["source"] = "%matplotlib inline\n" + "".join(cell["source"]) + "\n!pip install numpy\n"
     notebooks["dave/attention.ipynb"] = json.dumps(dave)
     for student, body in (("frank", "def softmax(S)\n    return S\n"),
-                          ("gina", "def softmax(S):\n    e = S * 2\n    raise ValueError('no ' + str(e.shape))\n")):
+                          ("gina", "def softmax(S):\n    e = S * 2\n    raise ValueError('no ' + str(e.shape))\n"),
+                          ("hank", "%load_ext autoreload\ndef softmax(S):\n    e = S * 2\n    raise ValueError(str(e.shape))\n")):
         nb = json.loads(synthetic.notebook_submission(released, reference_source))
         next(c for c in nb["cells"] if c.get("id") == "softmax")["source"] = body
         notebooks[f"{student}/attention.ipynb"] = json.dumps(nb)
@@ -248,7 +269,8 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     (subs / "erin" / "answers.yaml").write_text("dot-product: [\n")
     grade(course, subs, assignment="attention", out=out, jobs=2, progress=False, pages=False)
     from autograder.grading import results
-    return {s: results.read(results.path_for(out, s)) for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina")}
+    return {s: results.read(results.path_for(out, s))
+            for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank")}
 
 
 def softmax_cell_number(released) -> int:
@@ -284,9 +306,18 @@ def test_a_malformed_notebook_is_ungradable_with_one_line_and_the_batch_goes_on(
     assert all("not a notebook" in t.output for t in r.tests if t.part == "quiz")
 
 
-def test_a_magic_in_a_solution_cell_makes_the_notebook_ungradable_with_its_place(graded_notebooks):
-    assert graded_notebooks["dave"].status.startswith(
-        "ungradable: attention.ipynb: cell 7 (score), line 12: IPython magic '%time'; the grader runs plain Python")
+def test_magics_in_solution_cells_are_skipped_and_the_output_says_where(graded_notebooks, released):
+    r = graded_notebooks["dave"]
+    assert r.status == "graded" and r.total == 100  # every code part; no quiz answers in this notebook
+    n = softmax_cell_number(released)
+    assert ("cell 7 (score), line 12: IPython magic '%time' skipped (the grader runs plain Python)\n"
+            f"cell {n} (softmax), line 1: IPython magic '%matplotlib inline' skipped") in r.output
+
+
+def test_lines_are_placed_by_cell_after_skipped_magics_too(graded_notebooks, released):
+    n = softmax_cell_number(released)
+    outputs = [t.output for t in graded_notebooks["hank"].tests if t.part == "softmax" and t.outcome == "raised"]
+    assert outputs and all(f"cell {n} (softmax), line 4 in softmax: raise ValueError" in o for o in outputs)
 
 
 def test_an_answers_yaml_beside_a_notebook_is_the_one_graded(graded_notebooks):

@@ -12,9 +12,12 @@ Which cells are the student's code:
 
 Nothing else is taken: not the setup cell, the public checks or the plot, nor a helper written in
 a cell of its own (write helpers inside a solution cell). The extracted module starts with
-PRELUDE, the notebook's own setup import, so `np` is there as it is in the notebook. IPython
-magics (`%timeit`, `!pip`, `%%time`) in a taken cell are rejected with the cell and line: the
-grader runs plain Python.
+PRELUDE, the notebook's own setup import, so `np` is there as it is in the notebook.
+
+The grader runs plain Python, so IPython magics in a taken cell are skipped: a line magic or shell
+escape (`%timeit f(S)`, `!pip install x`) becomes `pass`, a cell magic whose body is Python
+(`%%time`) its first line only, and a cell under any other cell magic (`%%bash`) the whole cell.
+The module prints one line for each, naming the cell and line, so the student's output says so.
 
 The quiz answers are the text of the cell(s) whose metadata holds `"qkv": {"answers": true}`,
 or, failing that, the raw cells that start with ANSWERS_HEADER; they read exactly as answers.yaml.
@@ -29,6 +32,8 @@ from autograder.errors import QkvError
 from autograder.quiz.answers import Answers
 
 PRELUDE = "import numpy as np\n"
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})  # %%name whose body is Python
+MAGICS_NOTE = "(the grader runs plain Python)"
 ANSWERS_HEADER = "# Quiz answers"
 ANSWERS_META = "qkv"
 
@@ -88,17 +93,19 @@ def is_solution(cell: dict) -> bool:
     return cell.get("cell_type") == "code" and _meta(cell, "nbgrader").get("solution") is True
 
 
-def magic_line(source: str) -> tuple[int, str] | None:
-    """(line number, line) of the first IPython magic or shell escape in a cell, or None.
+def magic_lines(source: str) -> list[tuple[int, str]]:
+    """(line number, line) of each IPython magic or shell escape in a cell, in order.
 
     A magic starts a logical line with % or !; a % or != that continues an expression inside
     brackets, after a backslash or inside a string is Python and is left alone.
     """
+    found = []
     depth, quote, continued = 0, "", False
     for number, line in enumerate(source.splitlines(), 1):
         stripped = line.lstrip()
         if not quote and not depth and not continued and stripped[:1] in ("%", "!") and not stripped.startswith("!="):
-            return number, stripped
+            found.append((number, stripped))
+            continue
         continued, i = False, 0
         while i < len(line):
             ch = line[i]
@@ -124,7 +131,25 @@ def magic_line(source: str) -> tuple[int, str] | None:
             i += 1
         if len(quote) == 1:  # a one-quote string never spans lines (unless the student errs: a syntax error)
             quote = ""
-    return None
+    return found
+
+
+def without_magics(source: str, label: str) -> tuple[str, list[str]]:
+    """The cell's source with its magics skipped (see the module docstring), and a line on each."""
+    magics = magic_lines(source)
+    if not magics:
+        return source, []
+    lines = source.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    if magics[0][0] == first + 1 and magics[0][1].startswith("%%"):
+        name = magics[0][1][2:].split(maxsplit=1)[0] if len(magics[0][1]) > 2 else ""
+        if name not in PYTHON_CELL_MAGICS:  # its body is not Python (a shell script, a file to write)
+            return "", [f"{label}: skipped: the cell magic {magics[0][1][:40]!r} runs no Python here"]
+    for number, text in magics:
+        line = lines[number - 1]
+        lines[number - 1] = line[:len(line) - len(line.lstrip())] + "pass"
+    notes = [f"{label}, line {number}: IPython magic {text[:40]!r} skipped" for number, text in magics]
+    return "\n".join(lines) + "\n", notes
 
 
 def _label(cell: dict, number: int) -> str:
@@ -135,7 +160,8 @@ def _label(cell: dict, number: int) -> str:
 
 
 def code_cells(data: bytes, path, functions) -> list[tuple[str, str]]:
-    """(label, source) of each cell that makes up the student's code, in notebook order.
+    """(label, source) of each cell that makes up the student's code, in notebook order, as in the
+    notebook (magics and all).
 
     Args:
         functions: the assignment's function names, for a notebook without solution metadata.
@@ -150,25 +176,21 @@ def code_cells(data: bytes, path, functions) -> list[tuple[str, str]]:
     if not marked:
         raise QkvError(f"{name}: no solution cells, and no cell defines {', '.join(functions)}; "
                        "is it the assignment's notebook?")
-    taken = []
-    for number, cell in marked:
-        source = _source(cell, number, name)
-        magic = magic_line(source)
-        if magic:
-            line, text = magic
-            raise QkvError(f"{name}: {_label(cell, number)}, line {line}: IPython magic {text[:40]!r}; the grader "
-                           "runs plain Python, so move it to a cell of your own")
-        taken.append((_label(cell, number), source))
-    return taken
+    return [(_label(cell, number), _source(cell, number, name)) for number, cell in marked]
 
 
 def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str]]]:
     """The Python module made of the notebook's solution cells (see the module docstring), and the
     line of that module where each cell's first line lands, with the cell's label."""
-    parts = ["# The solution cells of the notebook, in notebook order.\n", PRELUDE]  # no file name: it is untrusted
-    starts, line = [], 1 + PRELUDE.count("\n")
+    cells, notes = [], []
     for label, source in code_cells(data, path, functions):
-        body = source.rstrip()
+        body, skipped = without_magics(source, label)
+        cells.append((label, body.rstrip()))
+        notes += skipped
+    said = "".join(f"print({f'{note} {MAGICS_NOTE}'!r})\n" for note in notes)
+    parts = ["# The solution cells of the notebook, in notebook order.\n", PRELUDE, said]  # no file name: untrusted
+    starts, line = [], 1 + PRELUDE.count("\n") + len(notes)
+    for label, body in cells:
         parts.append(f"\n# {label}\n{body}\n")
         starts.append((line + 3, label))  # after the blank line and the label comment
         line += 2 + body.count("\n") + 1
