@@ -252,3 +252,14 @@ def test_code_that_silences_or_replaces_its_output_is_still_answered(sb, prelude
     assert r.kind in ("returned", "raised")  # print() into a stream that raises is the student's own error
     if "devnull" in prelude or "None" in prelude:
         assert r.kind == "returned"
+
+
+def test_each_value_in_a_batch_is_what_its_call_returned_even_from_a_reused_buffer(sb):
+    """A function that hands out one buffer, changed on each call, is judged per call as it returned."""
+    source = "import numpy as np\nBUF = np.empty(64)\ndef f(S):\n    out = BUF[:S.size].reshape(S.shape)\n" \
+             "    np.multiply(S, 2.0, out=out)\n    return out\n"
+    with session(sb, source) as s:
+        results = s.call_many([("f", [S]), ("f", [S + 1]), ("f", [S[:1]])], stream=False)
+    assert [r.kind for r in results] == ["returned"] * 3
+    for r, arg in zip(results, (S, S + 1, S[:1])):
+        assert np.array_equal(r.value, 2.0 * arg)

@@ -241,7 +241,9 @@ class Child:
         self.send(wire.LOADED_FRAME)
 
     def call(self, function: str, args, originals) -> tuple[list, list]:
-        """Run one call; its reply (returned, raised, ...; see wire.Op) and the arrays that go with it.
+        """Run one call; its reply (returned, raised, ...; see wire.Op) and the bytes of the arrays
+        that go with it, taken as it returns (code that hands out one buffer again and again, changing
+        it on each call, has each call's value judged as it was when that call returned).
 
         `originals` holds each input as it came ((bytes, shape)): the reply says which inputs the call
         changed, so only its value has to cross back.
@@ -260,6 +262,7 @@ class Child:
         arrays = []
         try:
             value = wire.encode_value(result, arrays)
+            arrays = [wire.array_bytes(a) for a in arrays]
         except MemoryError:
             return [wire.Op.MEMORY], []
         except BaseException:  # noqa: BLE001 - the value's own methods (__len__, __array__) raised: not numbers
@@ -290,7 +293,7 @@ class Child:
             results.append(reply)
             if out:
                 arrays += out
-                size += sum(a.nbytes for a in out)
+                size += sum(map(len, out))
             if reply[0] == wire.Op.RAISED:  # the only reply that carries text
                 head += sum(len(text) for text in reply[2:])
             head += 256 + 64 * len(out)

@@ -64,10 +64,16 @@ def _is_numeric_list(value) -> bool:
 
 
 def pack(header: dict, arrays=()) -> bytes:
-    """A frame: the header (with the payload's length added) and the arrays' bytes."""
-    payload = b"".join(a.astype("<f8", copy=False).tobytes() for a in arrays)
+    """A frame: the header (with the payload's length added) and the arrays' bytes (each an array,
+    or its bytes already taken, as float64 little-endian: see array_bytes)."""
+    payload = b"".join(a if type(a) is bytes else array_bytes(a) for a in arrays)
     head = json.dumps({**header, "payload": len(payload)}, separators=(",", ":")).encode()
     return LENGTH.pack(len(head)) + head + payload
+
+
+def array_bytes(array) -> bytes:
+    """An array's values as they travel: float64, little-endian, in C order."""
+    return array.astype("<f8", copy=False).tobytes()
 
 
 LOADED_FRAME = pack({"op": Op.LOADED})  # what every child that loads answers, byte for byte
