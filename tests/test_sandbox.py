@@ -263,3 +263,13 @@ def test_each_value_in_a_batch_is_what_its_call_returned_even_from_a_reused_buff
     assert [r.kind for r in results] == ["returned"] * 3
     for r, arg in zip(results, (S, S + 1, S[:1])):
         assert np.array_equal(r.value, 2.0 * arg)
+
+
+def test_the_values_of_one_exchange_are_bounded_in_the_grader(sb):
+    """The grader keeps a batch's values until they are judged: a worker returning big arrays call
+    after call is cut off once they add up to wire.MAX_VALUES, with a reason, not held without end."""
+    n = (wire.MAX_VALUES // 8) // 4 + 1  # each value a little over a quarter of the budget
+    with session(sb, f"import numpy as np\ndef f(S):\n    return np.ones({n})\n") as s:
+        results = s.call_many([("f", [S])] * 6, stream=True)
+    assert [r.kind for r in results] == ["returned"] * 3 + ["invalid"]
+    assert "add up to more than 16 MiB" in results[-1].message

@@ -241,8 +241,12 @@ class Session:
         trees = [[f, *(wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args)] for f, args in calls]
         frame = wire.pack({"op": wire.Op.CALLS, "calls": trees, "stream": stream}, arrays)
         done: list[CallResult] = []
+        held = 0  # bytes of values received: this process keeps them until they are judged
         try:
             for header, payload in self._frames(frame, timeout):
+                held += len(payload)
+                if held > wire.MAX_VALUES:
+                    raise wire.WireError(f"the values returned add up to more than {wire.MAX_VALUES >> 20} MiB")
                 done += self._results(calls[len(done):], header, payload)
                 if len(done) == len(calls):
                     return done

@@ -21,6 +21,7 @@ from autograder.sandbox.ops import Op  # noqa: F401 - the messages' names, read 
 CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first line, cell label], ...]
 MAX_HEADER = 1 << 20
 MAX_PAYLOAD = 64 << 20
+MAX_VALUES = 16 << 20  # what one exchange's returned values may add up to: the grader holds them until judged
 MAX_NDIM = 4
 MAX_ITEMS = 64
 MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most 4 levels of tuples
