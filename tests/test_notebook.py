@@ -1,9 +1,11 @@
-"""Notebook submissions: the code of the solution cells only, the answers cell, and untrusted JSON."""
+"""Notebook submissions: the code of the solution cells (and the definitions in cells the student
+added), the answers cell, and untrusted JSON."""
 import contextlib
 import dataclasses
 import io
 import json
 
+import numpy as np
 import pytest
 
 from autograder import release
@@ -81,7 +83,41 @@ def test_without_nbgrader_metadata_the_cells_defining_the_functions_are_taken(fi
     cells = [{**c, "metadata": {}} for c in cells_of(filled)]
     code_text = extract(with_cells(cells))
     assert all(f"def {f}(" in code_text for f in ("project", "score", "softmax", "aggregate", "attend"))
-    assert "check(" not in code_text and "matplotlib" not in code_text
+    # of the other cells, definitions only: no check is run, nothing is plotted, imports are guarded
+    assert 'check("' not in code_text and "plt." not in code_text and "load_cases()" not in code_text
+    assert "try:\n    import matplotlib.pyplot as plt\nexcept ImportError:\n    pass\n" in code_text
+
+
+HELPER_CELL = ("import math\nimport matplotlib.pyplot as plt\nEPS: float = 0.0\n\n@staticmethod\n"
+               "def _stable(S):\n    return np.exp(S - S.max(axis=-1, keepdims=True)) + EPS\n\n"
+               "print(_stable(np.ones(2)))\nplt.plot([1, 2])\nfor i in range(3):\n    pass\n"
+               "def softmax(S):\n    return 0  # an experiment, not the solution\n")
+
+
+def test_a_helper_in_a_cell_of_its_own_is_taken_without_the_rest_of_the_cell(filled):
+    cells = cells_of(filled)
+    at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")
+    solution = {**cells[at], "source": "def softmax(S):\n    e = _stable.__func__(S)\n"
+                                        "    return e / e.sum(axis=-1, keepdims=True)\n"}
+    cells[at:at + 1] = [code(HELPER_CELL), code("softmax(np.ones(3)  # a scratch cell that does not parse\n"), solution]
+    module = extract(with_cells(cells))
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(module, "attention.py", "exec"), namespace)
+    S = np.array([[1.0, 2.0, 0.5], [1000.0, 1001.0, 999.0]])
+    assert np.allclose(namespace["softmax"](S), CONTENT.reference.softmax(S))  # the solution cell's, with the helper
+    assert namespace["EPS"] == 0.0 and namespace["math"].pi > 3 and "an experiment" not in module
+    assert printed.getvalue() == f"cell {at + 1}: its definitions are taken (EPS, _stable); the rest of it is not run\n"
+
+
+def test_lines_of_a_helper_cell_are_placed_by_cell_and_line(filled):
+    cells = cells_of(filled)
+    at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")
+    cells.insert(at, code("import math\n\ndef _boom(S):\n    return S / 0.0 + math.nan\n"))
+    module, starts = notebook.extract(with_cells(cells), "attention.ipynb", CONTENT.functions)
+    first = dict((label, line) for line, label in starts)[f"cell {at + 1}"]
+    lines = module.decode().splitlines()
+    assert lines[first - 1 + 2] == "def _boom(S):"  # the cell's line 3, where the notebook has it
 
 
 def test_metadata_that_is_odd_counts_as_no_metadata(filled):

@@ -10,9 +10,15 @@ Which cells are the student's code:
 - otherwise (a notebook whose metadata was lost, or one written from scratch), the code cells that
   define one of the exercise's functions at the top level (`def name(...)` at column 0).
 
-Nothing else is taken: not the setup cell, the public checks or the plot, nor a helper written in
-a cell of its own (write helpers inside a solution cell). The extracted module starts with
-PRELUDE, the notebook's own setup import, so `np` is there as it is in the notebook.
+From the other code cells the student wrote (those without nbgrader metadata; in a notebook
+without any, the cells that define none of the functions) only definitions are taken, line for
+line where they stand: top-level `def` and `class` (but the exercise's own functions, which belong
+in their cells), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
+the grader lacks (a plotting library) costs nothing until it is used. A helper in a cell of its
+own is then there as it is in the notebook, while the cell's demo calls and plots are not run.
+The setup cell, the public checks and the plot (cells of the release, with metadata) are not
+taken. The extracted module starts with PRELUDE, the notebook's own setup import, so `np` is there
+as it is in the notebook.
 
 The grader runs plain Python, so IPython magics in a taken cell are skipped: a line magic or shell
 escape (`%timeit f(S)`, `!pip install x`) becomes `pass`, a cell magic whose body is Python
@@ -24,6 +30,7 @@ or, failing that, the raw cells that start with ANSWERS_HEADER; they read exactl
 """
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -159,41 +166,97 @@ def _label(cell: dict, number: int) -> str:
     return f"cell {number}"
 
 
-def code_cells(data: bytes, path, functions) -> list[tuple[str, str]]:
-    """(label, source) of each cell that makes up the student's code, in notebook order, as in the
-    notebook (magics and all).
+def code_cells(data: bytes, path, functions) -> list[tuple[str, str, bool]]:
+    """(label, source, solution) of each code cell the student's code is taken from, in notebook
+    order, as in the notebook (magics and all): the solution cells, whole, and the other cells the
+    student wrote, whose definitions only are taken (see `definitions`).
 
     Args:
         functions: the assignment's function names, for a notebook without solution metadata.
     """
     name = Path(path).name
     cells = _cells(data, name)
-    marked = [(n, c) for n, c in enumerate(cells, 1) if is_solution(c)]
-    if not marked:
+    code = [(n, c) for n, c in enumerate(cells, 1) if c.get("cell_type") == "code"]
+    solution = {n for n, c in code if is_solution(c)}
+    if solution:
+        theirs = {n for n, c in code if n not in solution and "nbgrader" not in (c.get("metadata") or {})}
+    else:
         defines = _defines(functions)
-        marked = [(n, c) for n, c in enumerate(cells, 1)
-                  if c.get("cell_type") == "code" and defines.search(_source(c, n, name))]
-    if not marked:
+        solution = {n for n, c in code if defines.search(_source(c, n, name))}
+        theirs = {n for n, c in code} - solution
+    if not solution:
         raise QkvError(f"{name}: no solution cells, and no cell defines {', '.join(functions)}; "
                        "is it the assignment's notebook?")
-    return [(_label(cell, number), _source(cell, number, name)) for number, cell in marked]
+    return [(_label(cell, number), _source(cell, number, name), number in solution)
+            for number, cell in code if number in solution or number in theirs]
+
+
+def _constant(node) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def definitions(source: str, functions) -> tuple[str, str, list[str]]:
+    """What is taken of a code cell the student added (see the module docstring): (its imports,
+    each guarded, to run before it; the cell with every other line blank but those of its
+    definitions; the names it defines), or ("", "", []) when it has none or does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # a scratch cell: not the graded code
+        return "", "", []
+    lines = source.splitlines()
+    kept = [False] * len(lines)
+    imports, names = [], []
+    for node in tree.body:
+        first = node.lineno
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name not in functions:
+            first = min([first, *(d.lineno for d in node.decorator_list)])
+            names.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(ast.get_source_segment(source, node))
+            continue
+        elif (isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets)
+              and _constant(node.value)):
+            names += [t.id for t in node.targets]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
+                and _constant(node.value):
+            names.append(node.target.id)
+        else:
+            continue
+        for i in range(first - 1, node.end_lineno):
+            kept[i] = True
+    if not (names or imports):
+        return "", "", []
+    guarded = "".join(f"try:\n    {' '.join(i.split())}\nexcept ImportError:\n    pass\n" for i in imports)
+    return guarded, "\n".join(line if keep else "" for line, keep in zip(lines, kept)) + "\n", names
 
 
 def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str]]]:
     """The Python module made of the notebook's solution cells (see the module docstring), and the
     line of that module where each cell's first line lands, with the cell's label."""
     cells, notes = [], []
-    for label, source in code_cells(data, path, functions):
+    for label, source, solution in code_cells(data, path, functions):
         body, skipped = without_magics(source, label)
-        cells.append((label, body.rstrip()))
-        notes += skipped
-    said = "".join(f"print({f'{note} {MAGICS_NOTE}'!r})\n" for note in notes)
-    parts = ["# The solution cells of the notebook, in notebook order.\n", PRELUDE, said]  # no file name: untrusted
+        if solution:
+            cells.append((label, "", body.rstrip()))
+            notes += [f"{note} {MAGICS_NOTE}" for note in skipped]
+            continue
+        guarded, body, names = definitions(body, functions)
+        if guarded or names:
+            cells.append((label, guarded, body.rstrip()))
+        if names:
+            notes.append(f"{label}: its definitions are taken ({', '.join(names)[:120]}); the rest of it is not run")
+    said = "".join(f"print({note!r})\n" for note in notes)
+    parts = ["# The code cells of the notebook, in notebook order.\n", PRELUDE, said]  # no file name: untrusted
     starts, line = [], 1 + PRELUDE.count("\n") + len(notes)
-    for label, body in cells:
-        parts.append(f"\n# {label}\n{body}\n")
-        starts.append((line + 3, label))  # after the blank line and the label comment
-        line += 2 + body.count("\n") + 1
+    for label, guarded, body in cells:
+        parts.append(f"\n# {label}\n{guarded}{body}\n")
+        line += 2 + guarded.count("\n")  # the blank line, the label comment and the guarded imports
+        starts.append((line + 1, label))
+        line += body.count("\n") + 1
     return "".join(parts).encode("utf-8"), starts
 
 
