@@ -246,7 +246,7 @@ def _quiz_variant(args):
     from autograder.grading.submissions import is_valid_id
     from autograder.quiz import grading as quiz
     if not is_valid_id(args.student):
-        raise QkvError(f"--student: '{args.student}' is not a usable student id (letters, digits and . _ - @ + only)")
+        raise QkvError(f"--student: '{args.student}' is not a usable student id ({layout.ID_RULE})")
     course = _course(args)
     assignment = _assignment(course, args)
     master = quiz.load_quiz(course, assignment)

@@ -15,6 +15,7 @@ SCHEMA_FILE = "course.schema.json"
 # starting with a dot, safe as a file name and a CSV cell. Used with fullmatch: `$` would accept a
 # trailing newline.
 STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
+ID_RULE = "letters, digits and . _ - @ +, starting with a letter or digit"  # what an error says of STUDENT_ID
 
 
 def is_valid_id(student) -> bool:

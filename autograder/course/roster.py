@@ -62,7 +62,7 @@ def parse(text: str, *, name: str) -> Roster:
             raise QkvError(f"{name}: line {line}: expected {len(header)} fields")
         sid = row["id"].strip()
         if not layout.is_valid_id(sid):
-            raise QkvError(f"{name}: line {line}: {sid!r} is not a usable student id (letters, digits and . _ - @ + only)")
+            raise QkvError(f"{name}: line {line}: {sid!r} is not a usable student id ({layout.ID_RULE})")
         if sid in seen:
             raise QkvError(f"{name}: line {line}: student '{sid}' is on the roster twice")
         seen.add(sid)

@@ -287,7 +287,7 @@ def discover(root: Path, names: tuple[str, ...], assignment: str | None = None) 
         student = entry.name if kind == "a folder" else entry.stem
         if not is_valid_id(student):
             skipped.append(f"{_shown(entry)}: skipped, {student!r} is not a usable student id "
-                           "(letters, digits and . _ - @ + only)")
+                           f"({layout.ID_RULE})")
             continue
         if student in found:
             skipped.append(f"{_shown(entry)}: skipped, student '{student}' already has a submission")

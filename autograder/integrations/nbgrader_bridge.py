@@ -26,6 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.course import layout
 from autograder.grading import results
 from autograder.errors import QkvError
 from autograder.grading.submissions import is_valid_id
@@ -74,7 +75,7 @@ def part_result(part: str, *, assignment: str, notebook: Path | str,
     course_file = Path(course).resolve() if course else find_course(path.parent)
     student = student or student_of(path)
     if not is_valid_id(student):
-        raise QkvError(f"'{student}' is not a usable student id (letters, digits and . _ - @ + only)")
+        raise QkvError(f"'{student}' is not a usable student id ({layout.ID_RULE})")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     result = _graded(str(course_file), assignment, student, str(path), digest)
     if part not in result.columns:
