@@ -33,6 +33,7 @@ LINK_ATTACKS = ["link_to_reference", "link_to_solutions_folder", "fifo_as_code",
 NEIGHBOUR_KINDS = ["honest_reference", "mistake_softmax_no_max", "honest_stdlib"]
 # Attacks that compute nothing honestly: any point would be a point stolen.
 ZERO = sorted(set(FILE_ATTACKS + LINK_ATTACKS) - {"endless_loop", "exits_in_calls", "crashes_in_one_function",
+                                                   "forges_unchanged_inputs",
                                                    "memory_bomb", "flood_output",
                                                    "fork_storm", "missing_import", "syntax_error", "write_output",
                                                    "answers_link_to_quiz_master"})
@@ -263,6 +264,19 @@ def test_a_worker_dying_mid_batch_costs_only_the_parts_whose_calls_killed_it(bat
     assert any("softmax() ended (killed by signal SIGSEGV)" in t.output for t in softmax), outputs
     assert outcomes(r, "attend") == {"exited"}
     assert "attend() ended (exit code 3)" in " ".join(t.output for t in r.tests if t.part == "attend")
+
+
+def test_inputs_changed_in_place_are_seen_by_the_grader_whatever_the_worker_says(batch):
+    """The worker's word on which inputs a call changed is patched to 'none': the grader reads them back
+    from the inputs region itself, so the in-place softmax still loses the check that its input is
+    left alone, and nothing else."""
+    r = result(batch, "forges_unchanged_inputs")
+    softmax = [t for t in r.tests if t.part == "softmax"]
+    unchanged = [t for t in softmax if "left unchanged" in t.name]
+    assert unchanged and all(t.outcome == "failed" for t in unchanged), [(t.name, t.output) for t in softmax]
+    assert all(t.outcome == "passed" for t in softmax if t not in unchanged)
+    for part in ("project", "score", "aggregate", "attend"):
+        assert r.part_score(part) == r.part_max(part), part
 
 
 def test_an_endless_loop_costs_its_part_only(batch):

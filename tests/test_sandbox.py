@@ -273,3 +273,23 @@ def test_the_values_of_one_exchange_are_bounded_in_the_grader(sb):
         results = s.call_many([("f", [S])] * 6, stream=True)
     assert [r.kind for r in results] == ["returned"] * 3 + ["invalid"]
     assert "add up to more than 16 MiB" in results[-1].message
+
+
+FORGER = ("import sys\nfor m in list(sys.modules.values()):\n    if hasattr(m, '_changed'):\n"
+          "        m._changed = lambda *a, **k: False\n"
+          "def f(S, T):\n    S *= 2.0\n    return T\n")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_input_changed_in_place_is_read_back_by_the_grader_not_taken_from_the_worker(sb, stream):
+    with session(sb, FORGER) as s:
+        results = s.call_many([("f", [S, S]), ("f", [S + 1, S])], stream=stream)
+    assert [r.inputs_changed for r in results] == [(True, False), (True, False)]
+
+
+def test_inputs_a_call_kept_from_an_earlier_batch_stay_as_they_came(sb):
+    source = "KEPT = []\ndef keep(S):\n    KEPT.append(S)\n    return S\ndef first(S):\n    return KEPT[0]\n"
+    with session(sb, source) as s:
+        s.call_many([("keep", [S])], stream=False)
+        r = s.call_many([("first", [S + 7.0])] * 3, stream=False)[0]
+    assert np.array_equal(r.value, S)

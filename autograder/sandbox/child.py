@@ -46,19 +46,20 @@ class Setup:
 
 def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> None:
     """Serve one submission in the process just forked, then end it: never returns."""
-    req, rep, out = fds
+    req, rep, out, inputs = fds
     code = 0
     try:
         os.setsid()
         os.dup2(setup.devnull, 0)
         os.dup2(out, 1)
         os.dup2(out, 2)
+        shared = isolation.map_shared(inputs, wire.INPUTS_BYTES)  # before the limits: not the submission's memory
         keep = sorted(setup.keep.union((req, rep) if ruleset is None else (req, rep, ruleset)))
         for low, high in zip(keep, keep[1:] + [65536]):
-            os.closerange(low + 1, high)  # the zygote's control socket among them
+            os.closerange(low + 1, high)  # the zygote's control socket among them, and the inputs' file
         _signal.signal(_signal.SIGINT, _signal.SIG_DFL)  # signal.signal would build enums to say what it replaced
         confine(setup, workdir, entry, ruleset)
-        Child(req, rep, workdir, entry).serve()
+        Child(req, rep, workdir, entry, shared).serve()
     except EOFError:
         pass
     except BaseException:
@@ -108,8 +109,7 @@ def _read_file(path: str) -> bytes:
 
 
 def _read_exact(fd: int, n: int) -> bytearray:
-    """n bytes, read into a buffer of their own: arrays decoded from a payload read so are writable
-    views of it, each its own stretch, so a call gets its inputs without their being copied again."""
+    """n bytes, read into a buffer of their own."""
     buf = bytearray(n)
     view, got = memoryview(buf), 0
     while got < n:
@@ -182,10 +182,13 @@ def _changed(value, original: bytes, shape: tuple) -> bool:
 
 
 class Child:
-    """The submission's module, loaded once, and the calls the grader makes into it."""
+    """The submission's module, loaded once, and the calls the grader makes into it.
 
-    def __init__(self, req: int, rep: int, workdir: str, entry: str):
+    `inputs`: the inputs region (see wire.py), a writable buffer the grader reads back."""
+
+    def __init__(self, req: int, rep: int, workdir: str, entry: str, inputs):
         self.req, self.rep, self.entry = req, rep, entry
+        self.inputs = inputs
         self.module = None
         self.path = os.path.join(workdir, entry)
         # Code, tracebacks and warnings name the file as the student does, relative to the working
@@ -275,19 +278,24 @@ class Child:
 
     def calls(self, header: dict, payload: bytes) -> None:
         """Run a batch of calls in order and answer in as few frames as the limits allow (one, as a
-        rule), or, with `stream`, one frame per call as it returns so the grader can time each."""
-        results, arrays, head, size, offset = [], [], 0, 0, 0
+        rule), or, with `stream`, one frame per call as it returns so the grader can time each.
+        The calls' inputs are views of the inputs region, where the header says they are."""
+        results, arrays, head, size = [], [], 0, 0
         stream = header.get("stream")
+        offset, length = header["inputs"]
+        region = self.inputs
+        if not 0 <= offset <= offset + length <= len(region):
+            raise wire.WireError("the inputs are not in the inputs region")
         for function, *trees in header["calls"]:
             args, originals = [], []
             for tree in trees:
                 if type(tree) is list and tree and type(tree[0]) is int or tree == []:  # an array: its shape
                     end = offset + 8 * math.prod(tree)
-                    value = np.frombuffer(payload, _F8, (end - offset) >> 3, offset).reshape(tree)
+                    value = np.frombuffer(region, _F8, (end - offset) >> 3, offset).reshape(tree)
                 else:  # (the grader sends arrays; anything else is decoded the careful way)
-                    value, end = wire.decode_value(tree, payload, offset)
+                    value, end = wire.decode_value(tree, region, offset)
                 args.append(value)
-                originals.append((payload[offset:end], value.shape if type(value) is np.ndarray else None))
+                originals.append((region[offset:end], value.shape if type(value) is np.ndarray else None))
                 offset = end
             reply, out = self.call(function, args, originals)
             results.append(reply)

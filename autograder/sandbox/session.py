@@ -7,6 +7,7 @@ Closing kills every process the submission started and removes its folder, on ev
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import select
 import shutil
@@ -18,6 +19,7 @@ import numpy as np
 
 from autograder.sandbox import isolation, wire
 from autograder.sandbox.host import ZygoteGone
+from autograder.sandbox.inputs import InputsRegion
 
 DRAIN_BYTES = 1 << 20  # output read per wake-up: a flood cannot keep the reader from its deadline
 
@@ -87,6 +89,7 @@ class Session:
         self.status: int | None = None
         self.pid: int | None = None
         self._fds: tuple[int, ...] = ()
+        self._region: InputsRegion | None = None  # where the calls' inputs go (see inputs.py)
         sandbox.clear()  # the cgroup holds nothing but the zygote when a submission joins it
         self.workdir = isolation.private_folder(os.path.join(sandbox.scratch, "sub-"))
         self._files = list(files)
@@ -118,15 +121,17 @@ class Session:
                 os.close(fd)
         if sandbox.uid is not None:
             os.chown(self.workdir, sandbox.uid, sandbox.uid)
+        self._region = InputsRegion()
+        self._fds = (self._region.fd,)
         req_r, self._req = os.pipe()
         self._rep, rep_w = os.pipe()
         self._out, out_w = os.pipe()
-        self._fds = (self._req, self._rep, self._out)
-        for fd in self._fds:
+        self._fds = (self._req, self._rep, self._out, self._region.fd)
+        for fd in (self._req, self._rep, self._out):
             os.set_blocking(fd, False)
         try:  # the rest of what the child needs the zygote was told when it started
             reply = sandbox._ask({"op": wire.Op.SPAWN, "workdir": self.workdir, "entry": entry},
-                                 [req_r, rep_w, out_w])
+                                 [req_r, rep_w, out_w, self._region.fd])
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
@@ -239,7 +244,8 @@ class Session:
         timeout = self.sandbox.limits.call_timeout_s if timeout is None else timeout
         arrays: list = []
         trees = [[f, *(wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args)] for f, args in calls]
-        frame = wire.pack({"op": wire.Op.CALLS, "calls": trees, "stream": stream}, arrays)
+        batch = self._region.write(arrays, [len(args) for _, args in calls])
+        frame = wire.pack({"op": wire.Op.CALLS, "calls": trees, "stream": stream, "inputs": batch.where})
         done: list[CallResult] = []
         held = 0  # bytes of values received: this process keeps them until they are judged
         try:
@@ -249,24 +255,37 @@ class Session:
                     raise wire.WireError(f"the values returned add up to more than {wire.MAX_VALUES >> 20} MiB")
                 done += self._results(calls[len(done):], header, payload)
                 if len(done) == len(calls):
-                    return done
+                    return self._seen(done, batch)
         except _Timeout:
-            self.close()
-            if not stream:
-                return done
-            function = calls[len(done)][0]
-            failure = CallResult("timeout", message=f"{function}() did not return within {timeout:g} s (an endless loop?)")
+            ending = "timeout"
         except _Exited:
-            self.close()
-            if not stream:
-                return done
-            failure = CallResult("exited", message=f"the process running {calls[len(done)][0]}() ended ({self.exit_text()})")
+            ending = "exited"
         except Exception as e:  # a malformed reply of any kind
-            self.close()
-            if not stream:
-                return done
-            failure = CallResult("invalid", message=f"the worker sent a malformed reply ({_why(e)})")
+            ending = f"invalid: {_why(e)}"
+        done = self._seen(done, batch)  # first: close() closes the region's file
+        self.close()
+        if not stream:
+            return done
+        function = calls[len(done)][0]
+        if ending == "timeout":
+            failure = CallResult("timeout", message=f"{function}() did not return within {timeout:g} s (an endless loop?)")
+        elif ending == "exited":
+            failure = CallResult("exited", message=f"the process running {function}() ended ({self.exit_text()})")
+        else:
+            failure = CallResult("invalid", message=f"the worker sent a malformed reply ({ending[9:]})")
         return done + [failure]
+
+    def _seen(self, results: list[CallResult], batch) -> list[CallResult]:
+        """The results of the batch's first calls, each input marked changed that the inputs region
+        shows changed at the end of the exchange, whatever the child says (its own word still counts
+        for what only it can see: an input reshaped, its numbers untouched). Read once, at the end,
+        so a batch answered at once and one answered call by call see the same."""
+        seen = self._region.changes(batch, len(results))
+        if seen is None:
+            return results
+        return [dataclasses.replace(r, inputs_changed=tuple(
+                    c or (k < len(r.inputs_changed) and r.inputs_changed[k]) for k, c in enumerate(changed)))
+                if r.kind == "returned" and any(changed) else r for r, changed in zip(results, seen)]
 
     def _results(self, calls, header: dict, payload: bytes) -> list[CallResult]:
         """The results one reply frame holds: at least one, and no more than the calls still unanswered."""

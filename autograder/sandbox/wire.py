@@ -8,6 +8,11 @@ before it allocates: a worker's reply is untrusted input.
 A value's tree is as small as JSON allows, since a batch holds one per input and result and every
 JSON object costs its reader: an array is its shape (a list of integers, [] for a scalar), None is
 null, a tuple is ["t", item, ...], and anything else is the name of its type (a string).
+
+A batch's inputs do not travel in its frame: the grader writes them into the submission's inputs
+region (inputs.py), a memory file the child has mapped, and the frame says where (`"inputs":
+[start, length]`). The child's calls get views of that region, so whatever a call does to its
+inputs the grader reads back there itself, instead of taking the child's word for it.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first lin
 MAX_HEADER = 1 << 20
 MAX_PAYLOAD = 64 << 20
 MAX_VALUES = 16 << 20  # what one exchange's returned values may add up to: the grader holds them until judged
+INPUTS_BYTES = 16 << 20  # a submission's shared inputs region (sparse: only what is written takes memory)
 MAX_NDIM = 4
 MAX_ITEMS = 64
 MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most 4 levels of tuples

@@ -170,7 +170,7 @@ def zygote(control: _socket.socket, *, own_namespace: bool, config: dict, scratc
         seccomp.install()
     while True:
         try:
-            data, fds = _recv_fds(control, CONTROL_BYTES, 3)
+            data, fds = _recv_fds(control, CONTROL_BYTES, 4)
         except OSError:
             return
         if not data:
