@@ -293,3 +293,11 @@ def test_inputs_a_call_kept_from_an_earlier_batch_stay_as_they_came(sb):
         s.call_many([("keep", [S])], stream=False)
         r = s.call_many([("first", [S + 7.0])] * 3, stream=False)[0]
     assert np.array_equal(r.value, S)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_call_rewriting_an_input_handed_to_an_earlier_call_changes_it_in_either_mode(sb, stream):
+    source = "KEPT = []\ndef f(S):\n    for a in KEPT:\n        a[...] = 0.0\n    KEPT.append(S)\n    return S.copy()\n"
+    with session(sb, source) as s:
+        results = s.call_many([("f", [S]), ("f", [S + 1])], stream=stream)
+    assert [r.inputs_changed for r in results] == [(True,), (False,)]
