@@ -110,6 +110,15 @@ def test_a_helper_in_a_cell_of_its_own_is_taken_without_the_rest_of_the_cell(fil
     assert printed.getvalue() == f"cell {at + 1}: its definitions are taken (EPS, _stable); the rest of it is not run\n"
 
 
+def test_added_cells_are_read_only_up_to_a_bound_in_the_trusted_process(filled):
+    cells = cells_of(filled)
+    huge = "X = 1\n" + "def _pad():\n" + "    y = [1, 2, 3]\n" * (notebook.HELPER_BYTES // 16)
+    cells[1:1] = [code("def _small():\n    return 1\n"), code(huge), code("def _after():\n    return 2\n")]
+    module = extract(with_cells(cells))
+    assert "def _small" in module and "def _after" in module and "def _pad" not in module
+    assert "cell 3: not taken: larger than the 256 KiB read of cells you added" in module
+
+
 def test_lines_of_a_helper_cell_are_placed_by_cell_and_line(filled):
     cells = cells_of(filled)
     at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")

@@ -16,6 +16,8 @@ line where they stand: top-level `def` and `class` (but the exercise's own funct
 in their cells), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
 the grader lacks (a plotting library) costs nothing until it is used. A helper in a cell of its
 own is then there as it is in the notebook, while the cell's demo calls and plots are not run.
+Those cells are parsed here, in the trusted process, up to HELPER_BYTES of source all told: a cell
+beyond that is not taken, and the output says so.
 The setup cell, the public checks and the plot (cells of the release, with metadata) are not
 taken. The extracted module starts with PRELUDE, the notebook's own setup import, so `np` is there
 as it is in the notebook.
@@ -41,6 +43,7 @@ from autograder.quiz.answers import Answers
 PRELUDE = "import numpy as np\n"
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})  # %%name whose body is Python
 MAGICS_NOTE = "(the grader runs plain Python)"
+HELPER_BYTES = 256 << 10  # of the code cells a student added, at most this much source is parsed, all told
 ANSWERS_HEADER = "# Quiz answers"
 ANSWERS_META = "qkv"
 
@@ -238,12 +241,17 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str]]]
     """The Python module made of the notebook's solution cells (see the module docstring), and the
     line of that module where each cell's first line lands, with the cell's label."""
     cells, notes = [], []
+    parse_budget = HELPER_BYTES
     for label, source, solution in code_cells(data, path, functions):
         body, skipped = without_magics(source, label)
         if solution:
             cells.append((label, "", body.rstrip()))
             notes += [f"{note} {MAGICS_NOTE}" for note in skipped]
             continue
+        if len(body) > parse_budget:  # an added cell is parsed here, in the trusted process: only so much
+            notes.append(f"{label}: not taken: larger than the {HELPER_BYTES >> 10} KiB read of cells you added")
+            continue
+        parse_budget -= len(body)
         guarded, body, names = definitions(body, functions)
         if guarded or names:
             cells.append((label, guarded, body.rstrip()))
