@@ -33,7 +33,7 @@ LINK_ATTACKS = ["link_to_reference", "link_to_solutions_folder", "fifo_as_code",
 NEIGHBOUR_KINDS = ["honest_reference", "mistake_softmax_no_max", "honest_stdlib"]
 # Attacks that compute nothing honestly: any point would be a point stolen.
 ZERO = sorted(set(FILE_ATTACKS + LINK_ATTACKS) - {"endless_loop", "exits_in_calls", "crashes_in_one_function",
-                                                   "forges_unchanged_inputs",
+                                                   "forges_unchanged_inputs", "remaps_its_inputs",
                                                    "memory_bomb", "flood_output",
                                                    "fork_storm", "missing_import", "syntax_error", "write_output",
                                                    "answers_link_to_quiz_master"})
@@ -266,11 +266,22 @@ def test_a_worker_dying_mid_batch_costs_only_the_parts_whose_calls_killed_it(bat
     assert "attend() ended (exit code 3)" in " ".join(t.output for t in r.tests if t.part == "attend")
 
 
-def test_inputs_changed_in_place_are_seen_by_the_grader_whatever_the_worker_says(batch):
-    """The worker's word on which inputs a call changed is patched to 'none': the grader reads them back
-    from the inputs region itself, so the in-place softmax still loses the check that its input is
-    left alone, and nothing else."""
-    r = result(batch, "forges_unchanged_inputs")
+def _kernel_seals_mappings() -> bool:
+    import ctypes  # noqa: PLC0415
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall(462, ctypes.c_void_p(1), ctypes.c_size_t(1), ctypes.c_ulong(0))  # mseal, misaligned on purpose
+    return ctypes.get_errno() != 38  # ENOSYS: no mseal before Linux 6.10
+
+
+@pytest.mark.parametrize("attack", ["forges_unchanged_inputs", "remaps_its_inputs"])
+def test_inputs_changed_in_place_are_seen_by_the_grader_whatever_the_worker_says(batch, attack):
+    """The worker's word on which inputs a call changed is patched to 'none', or the input is moved onto
+    private memory first: the grader reads the inputs back from the inputs region itself (whose mapping
+    is sealed), so the in-place softmax still loses the check that its input is left alone, and nothing
+    else."""
+    if attack == "remaps_its_inputs" and not _kernel_seals_mappings():
+        pytest.skip("this kernel cannot seal a mapping (mseal, Linux 6.10)")
+    r = result(batch, attack)
     softmax = [t for t in r.tests if t.part == "softmax"]
     unchanged = [t for t in softmax if "left unchanged" in t.name]
     assert unchanged and all(t.outcome == "failed" for t in unchanged), [(t.name, t.output) for t in softmax]
