@@ -1,6 +1,8 @@
-"""A rerun regrades exactly what changed (submission, hand-in time, course.yaml, content, kit version),
+"""A rerun regrades exactly what changed (submission, hand-in time, course.yaml, content, the kit),
 says why, and leaves everyone else's result as it was, byte for byte."""
 import csv
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -112,6 +114,18 @@ def test_another_kit_version_regrades_everyone(graded, monkeypatch):
     course_file, subs, out = graded
     monkeypatch.setattr(reuse, "__version__", "99.0")
     assert again(course_file, subs, out).regraded == {"kit": STUDENTS}
+
+
+def test_the_kits_code_counts_as_its_version(tmp_path):
+    """A development copy's code changes between releases: the kit's hash covers its files."""
+    kit = Path(reuse.__file__).resolve().parent.parent
+    copy = tmp_path / "autograder"
+    shutil.copytree(kit, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = reuse.code_hash(copy)
+    assert before == reuse.code_hash(kit)
+    (copy / "grading" / "calls.py").write_text((copy / "grading" / "calls.py").read_text() + "\n# changed\n")
+    reuse.code_hash.cache_clear()
+    assert reuse.code_hash(copy) != before
 
 
 def test_force_regrades_everyone_and_says_so(graded):

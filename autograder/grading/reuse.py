@@ -4,10 +4,12 @@ A student is graded again when any of these changed since their result was writt
 submission's bytes (code and quiz answers), its hand-in time, what of course.yaml decides grades
 (`config.grading_view`: not the deadline, late windows, extensions, title or roster, which only
 change what the gradebook computes from results), the assignment's content (reference, suites,
-quiz master, hooks), or the kit's version. The reason is kept per student for the summary.
+quiz master, hooks), or the kit (its version, or its own code: a development copy between releases
+grades with other code too). The reason is kept per student for the summary.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -27,7 +29,7 @@ REASONS = {
     "submitted_at": "hand-in time changed",
     "course": "course.yaml changed",
     "content": "suites or reference changed",
-    "kit": "kit version changed",
+    "kit": "the kit changed (its version or its code)",
 }
 
 
@@ -38,7 +40,17 @@ def _sha(data: bytes) -> str:
 def run_inputs(course, assignment) -> dict:
     """The hashes every student of this run shares: course, content and kit."""
     view = json.dumps(grading_view(course, assignment), sort_keys=True, default=str).encode()
-    return {"course": _sha(view), "content": content_hash(course, assignment), "kit": __version__}
+    return {"course": _sha(view), "content": content_hash(course, assignment), "kit": f"{__version__}+{code_hash()}"}
+
+
+@functools.cache
+def code_hash(root: Path = Path(__file__).resolve().parent.parent) -> str:
+    """A hash of the kit's own files (the `autograder` package: code, templates, schemas)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".json")
+                       and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + _sha(path.read_bytes()).encode() + b"\0")
+    return digest.hexdigest()[:12]
 
 
 def content_hash(course, assignment) -> str:
