@@ -4,6 +4,7 @@ import contextlib
 import dataclasses
 import io
 import json
+import random
 
 import numpy as np
 import pytest
@@ -119,6 +120,13 @@ def test_added_cells_are_read_only_up_to_a_bound_in_the_trusted_process(filled):
     assert "cell 3: not taken: larger than the 256 KiB read of cells you added" in module
 
 
+@pytest.mark.parametrize("metadata", [5, "nbgrader", ["nbgrader"], None, 2.5])
+def test_an_added_cell_with_odd_metadata_is_read_as_one_without(filled, metadata):
+    cells = cells_of(filled)
+    cells.insert(1, {"cell_type": "code", "metadata": metadata, "source": "def _helper():\n    return 1\n"})
+    assert "def _helper():" in extract(with_cells(cells))
+
+
 def test_lines_of_a_helper_cell_are_placed_by_cell_and_line(filled):
     cells = cells_of(filled)
     at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")
@@ -216,6 +224,43 @@ def test_a_broken_notebook_is_one_line_naming_the_file_and_the_problem(case):
         notebook.extract_code(data, "/somewhere/bob.ipynb", CONTENT.functions)
     text = str(e.value)
     assert text.startswith("bob.ipynb: ") and message in text and "\n" not in text and "/somewhere" not in text
+
+
+ODD_VALUES = [None, 0, 5, 2.5, True, "", "x", [], [1, "a"], {}, {"a": 1}, {"nbgrader": 5},
+              {"nbgrader": {"solution": True, "grade_id": 7}}, ["def _h():\n", "    return 1\n"], "%%bash\necho hi\n",
+              "def f(:\n", "import matplotlib\nx = 1\n", "def softmax(S):\n    return S\n", "%timeit f()\n",
+              "class A:\n    x = 1 / 0\n", "(" * 300 + ")" * 300, "from . import x\n", "\x00"]
+
+
+def _places(value, at=()):
+    yield at
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield from _places(item, (*at, key))
+
+
+def test_notebooks_broken_at_random_places_give_a_notebook_or_one_line_never_a_traceback(released):
+    """400 notebooks, each the release with one to four values anywhere replaced by odd ones (and maybe
+    an added cell): reading the code and the answers either works or raises QkvError."""
+    rng = random.Random(7)
+    for _ in range(400):
+        nb = json.loads(released)
+        for _ in range(rng.randint(1, 4)):
+            at = rng.choice([a for a in _places(nb) if a])
+            holder = nb
+            for key in at[:-1]:
+                holder = holder[key]
+            holder[at[-1]] = json.loads(json.dumps(rng.choice(ODD_VALUES)))
+        if rng.random() < 0.3 and isinstance(nb, dict) and isinstance(nb.get("cells"), list):
+            nb["cells"].insert(rng.randint(0, len(nb["cells"])), {
+                "cell_type": "code", "metadata": rng.choice(ODD_VALUES), "source": rng.choice(ODD_VALUES)})
+        data = json.dumps(nb).encode()
+        for read in (lambda: notebook.extract(data, "bob.ipynb", CONTENT.functions),
+                     lambda: notebook.answers(data, "bob.ipynb")):
+            try:
+                read()
+            except QkvError:
+                pass
 
 
 def test_a_50mb_output_is_read_over_and_the_code_taken(tmp_path, course, filled):

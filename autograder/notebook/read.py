@@ -98,6 +98,12 @@ def _meta(cell: dict, key: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _released(cell: dict) -> bool:
+    """A cell with nbgrader metadata of any kind: one the release made (or a copy of one)."""
+    metadata = cell.get("metadata")
+    return isinstance(metadata, dict) and "nbgrader" in metadata
+
+
 def is_solution(cell: dict) -> bool:
     """A code cell marked as an nbgrader solution cell (JSON true only, not "true")."""
     return cell.get("cell_type") == "code" and _meta(cell, "nbgrader").get("solution") is True
@@ -182,7 +188,7 @@ def code_cells(data: bytes, path, functions) -> list[tuple[str, str, bool]]:
     code = [(n, c) for n, c in enumerate(cells, 1) if c.get("cell_type") == "code"]
     solution = {n for n, c in code if is_solution(c)}
     if solution:
-        theirs = {n for n, c in code if n not in solution and "nbgrader" not in (c.get("metadata") or {})}
+        theirs = {n for n, c in code if n not in solution and not _released(c)}
     else:
         defines = _defines(functions)
         solution = {n for n, c in code if defines.search(_source(c, n, name))}
