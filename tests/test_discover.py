@@ -43,3 +43,17 @@ def test_listing_a_folder_finds_what_looking_each_name_up_finds(tmp_path, monkey
     looked_up = submissions.discover(tmp_path, NAMES, "attention")
     assert listed == looked_up
     assert len(listed[0]) >= 15 and any(s.handin for s in listed[0])
+
+
+def test_a_file_named_in_another_case_is_found_when_it_is_the_only_one(tmp_path):
+    """Attention.py and Answers.yaml, as a system whose names ignore case may save them: found when
+    no other name differs from the expected one only in case, and never over the exact name."""
+    for student, files in {"capital": ["Attention.py", "Answers.yaml"], "two_alike": ["Attention.py", "ATTENTION.PY"],
+                           "exact_wins": ["attention.py", "Attention.py"]}.items():
+        (tmp_path / student).mkdir()
+        for name in files:
+            (tmp_path / student / name).write_text("x = 1\n")
+    found = {s.student: s for s in submissions.discover(tmp_path, NAMES, "attention")[0]}
+    assert found["capital"].code.name == "Attention.py" and found["capital"].answers.name == "Answers.yaml"
+    assert found["two_alike"].code is None and found["two_alike"].problem.startswith("no attention.py")
+    assert found["exact_wins"].code.name == "attention.py"

@@ -208,11 +208,21 @@ def _present(folder: Path, name: str, listing: set[str] | None) -> bool:
     return name in listing if listing is not None else os.path.lexists(Path(folder) / name)
 
 
+def _found(folder: Path, names: tuple[str, ...], listing: set[str] | None) -> Path | None:
+    """The first of `names` in the folder; else the one name there that differs from one of them only
+    in case (Attention.py, saved on a system whose names ignore case); else None."""
+    exact = next((folder / n for n in names if _present(folder, n, listing)), None)
+    if exact is not None or listing is None:
+        return exact
+    alike = [folder / f for n in names for f in sorted(listing) if f.lower() == n.lower()]
+    return alike[0] if len(alike) == 1 else None
+
+
 def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
          listing: set[str] | None = None) -> tuple[Submission, str]:
     """The submission in one folder, and '' or a line about its timestamp."""
-    code = next((folder / n for n in names if _present(folder, n, listing)), None)
-    answers = folder / layout.ANSWERS_FILE if _present(folder, layout.ANSWERS_FILE, listing) else None
+    code = _found(folder, names, listing)
+    answers = _found(folder, (layout.ANSWERS_FILE,), listing)
     problem = "" if code else f"no {' or '.join(names)} in the folder"
     kind = not_regular(code) if code else ""
     if kind:
