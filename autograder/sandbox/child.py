@@ -12,6 +12,7 @@ every submission is worked out once by the zygote (`Setup`), before its first fo
 from __future__ import annotations
 
 import _signal
+import ctypes
 import json
 import math
 import os
@@ -26,6 +27,7 @@ import numpy as np
 from autograder.sandbox import imports, isolation, wire
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+INPUTS_REGION = ctypes.c_char * wire.INPUTS_BYTES  # the inputs region's type, made once in the zygote
 _F8 = np.dtype("<f8")
 
 
@@ -53,7 +55,7 @@ def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> No
         os.dup2(setup.devnull, 0)
         os.dup2(out, 1)
         os.dup2(out, 2)
-        shared = isolation.map_shared(inputs, wire.INPUTS_BYTES)  # before the limits: not the submission's memory
+        shared = isolation.map_shared(inputs, INPUTS_REGION)  # before the limits: not the submission's memory
         keep = sorted(setup.keep.union((req, rep) if ruleset is None else (req, rep, ruleset)))
         for low, high in zip(keep, keep[1:] + [65536]):
             os.closerange(low + 1, high)  # the zygote's control socket among them, and the inputs' file

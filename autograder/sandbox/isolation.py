@@ -23,6 +23,7 @@ _libc.syscall.restype = ctypes.c_long
 SYS_LANDLOCK_CREATE_RULESET = 444
 SYS_MSEAL = 462  # Linux 6.10+, x86_64 and arm64 alike
 PROT_READ, PROT_WRITE, MAP_SHARED = 1, 2, 1
+MAP_FAILED = ctypes.c_void_p(-1).value
 _libc.mmap.restype = ctypes.c_void_p
 _libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
 SYS_LANDLOCK_ADD_RULE = 445
@@ -150,18 +151,19 @@ def unshare_zygote() -> None:
     _check(_libc.unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
 
 
-def map_shared(fd: int, size: int):
-    """The first `size` bytes of a memory file, mapped read-write and shared (as a ctypes char
-    array): what this process writes there, the process holding the file sees.
+def map_shared(fd: int, kind):
+    """The start of a memory file, mapped read-write and shared as `kind` (a ctypes char array type,
+    made once by the caller): what this process writes there, the process holding the file sees.
 
     The mapping is sealed where the kernel can (mseal): code running later in this process can then
     neither unmap it nor map anything else over it, so what it does to the bytes there is what the
     holder of the file sees."""
+    size = ctypes.sizeof(kind)
     addr = _libc.mmap(None, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-    if addr is None or addr == ctypes.c_void_p(-1).value:
+    if addr is None or addr == MAP_FAILED:
         raise OSError(ctypes.get_errno(), "mmap of a shared memory file failed")
     _libc.syscall(SYS_MSEAL, ctypes.c_void_p(addr), ctypes.c_size_t(size), ctypes.c_ulong(0))  # ENOSYS before 6.10
-    return (ctypes.c_char * size).from_address(addr)
+    return kind.from_address(addr)
 
 
 def unshare_ipc() -> None:
