@@ -132,7 +132,7 @@ def test_lines_of_a_helper_cell_are_placed_by_cell_and_line(filled):
     at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")
     cells.insert(at, code("import math\n\ndef _boom(S):\n    return S / 0.0 + math.nan\n"))
     module, starts = notebook.extract(with_cells(cells), "attention.ipynb", CONTENT.functions)
-    first = dict((label, line) for line, label in starts)[f"cell {at + 1}"]
+    first = {label: line for line, label, _ in starts}[f"cell {at + 1}"]
     lines = module.decode().splitlines()
     assert lines[first - 1 + 2] == "def _boom(S):"  # the cell's line 3, where the notebook has it
 
@@ -347,7 +347,9 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     notebooks["dave/attention.ipynb"] = json.dumps(dave)
     for student, body in (("frank", "def softmax(S)\n    return S\n"),
                           ("gina", "def softmax(S):\n    e = S * 2\n    raise ValueError('no ' + str(e.shape))\n"),
-                          ("hank", "%load_ext autoreload\ndef softmax(S):\n    e = S * 2\n    raise ValueError(str(e.shape))\n")):
+                          ("hank", "%load_ext autoreload\ndef softmax(S):\n    e = S * 2\n    raise ValueError(str(e.shape))\n"),
+                          ("ivan", "def softmax(S):\n    e = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+                                   "    return e / e.sum(axis=-1, keepdims=True)\n\n\nassert softmax(np.zeros(2))[0] == 0.4\n")):
         nb = json.loads(synthetic.notebook_submission(released, reference_source))
         next(c for c in nb["cells"] if c.get("id") == "softmax")["source"] = body
         notebooks[f"{student}/attention.ipynb"] = json.dumps(nb)
@@ -360,16 +362,46 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     grade(course, subs, assignment="attention", out=out, jobs=2, progress=False, pages=False)
     from autograder.grading import results
     return {s: results.read(results.path_for(out, s))
-            for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank")}
+            for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan")}
 
 
 def softmax_cell_number(released) -> int:
     return next(n for n, c in enumerate(cells_of(released), 1) if c.get("id") == "softmax")
 
 
-def test_a_syntax_error_is_placed_by_cell_and_line_as_the_student_sees_them(graded_notebooks, released):
+def test_a_cell_with_a_syntax_error_costs_its_function_and_says_where(graded_notebooks, released):
+    """As Jupyter runs a notebook: a cell that does not compile does not run, and the cells after it do."""
     n = softmax_cell_number(released)
-    assert graded_notebooks["frank"].status == f"ungradable: syntax error in cell {n} (softmax), line 1: expected ':'"
+    r = graded_notebooks["frank"]
+    assert r.status == "graded"
+    assert [r.part_score(p) for p in ("project", "score", "aggregate")] == [20, 20, 20]
+    assert r.part_score("softmax") == 0 and r.part_score("attend") == 0
+    said = f"syntax error in cell {n} (softmax), line 1: expected ':' (that cell did not run)"
+    softmax = [t.output for t in r.tests if t.part == "softmax"]
+    assert softmax and all(f"defines no function softmax() ({said})" in o for o in softmax), softmax[:1]
+    assert said in r.output
+
+
+def test_a_cell_that_raises_after_its_def_keeps_the_function_and_says_so(graded_notebooks, released):
+    """Its def ran before the failing assert, as in Jupyter: softmax is graded as written."""
+    n = softmax_cell_number(released)
+    r = graded_notebooks["ivan"]
+    assert r.status == "graded" and r.total == 100  # every code part; no quiz answers in this notebook
+    assert f"cell {n} (softmax) stopped: loading raised AssertionError" in r.output
+    assert f"cell {n} (softmax), line 6 in <module>: assert softmax(np.zeros(2))[0] == 0.4" in r.output
+
+
+def test_a_notebook_none_of_whose_cells_runs_is_ungradable_with_the_first_reason(tmp_path, course, filled):
+    nb = json.loads(filled)
+    for cell in nb["cells"]:
+        if notebook.is_solution(cell):
+            cell["source"] = "def broken(:\n"
+    (tmp_path / "subs" / "zed").mkdir(parents=True)
+    (tmp_path / "subs" / "zed" / "attention.ipynb").write_text(json.dumps(nb))
+    grade(course, tmp_path / "subs", assignment="attention", out=tmp_path / "out", jobs=1, progress=False, pages=False)
+    from autograder.grading import results
+    r = results.read(results.path_for(tmp_path / "out", "zed"))
+    assert r.status.startswith("ungradable: syntax error in cell 4 (project), line 1:"), r.status
 
 
 def test_an_exception_is_traced_to_its_cell_and_line(graded_notebooks, released):

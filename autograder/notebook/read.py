@@ -18,6 +18,9 @@ the grader lacks (a plotting library) costs nothing until it is used. A helper i
 own is then there as it is in the notebook, while the cell's demo calls and plots are not run.
 Those cells are parsed here, in the trusted process, up to HELPER_BYTES of source all told: a cell
 beyond that is not taken, and the output says so.
+
+The map written beside the module says where each cell's part of it begins: the worker runs the
+parts one by one, as Jupyter runs cells, so a cell that fails does not stop the ones after it.
 The setup cell, the public checks and the plot (cells of the release, with metadata) are not
 taken. The extracted module starts with PRELUDE, the notebook's own setup import, so `np` is there
 as it is in the notebook.
@@ -243,9 +246,10 @@ def definitions(source: str, functions) -> tuple[str, str, list[str]]:
     return guarded, "\n".join(line if keep else "" for line, keep in zip(lines, kept)) + "\n", names
 
 
-def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str]]]:
-    """The Python module made of the notebook's solution cells (see the module docstring), and the
-    line of that module where each cell's first line lands, with the cell's label."""
+def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, int]]]:
+    """The Python module made of the notebook's code cells (see the module docstring), and per cell
+    the line of that module where its first line lands, its label, and the line where the module's
+    part for it begins (the worker runs each such part on its own, as Jupyter runs cells)."""
     cells, notes = [], []
     parse_budget = HELPER_BYTES
     for label, source, solution in code_cells(data, path, functions):
@@ -268,8 +272,9 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str]]]
     starts, line = [], 1 + PRELUDE.count("\n") + len(notes)
     for label, guarded, body in cells:
         parts.append(f"\n# {label}\n{guarded}{body}\n")
+        begins = line + 1  # the blank line before the label comment: where the cell's own code starts
         line += 2 + guarded.count("\n")  # the blank line, the label comment and the guarded imports
-        starts.append((line + 1, label))
+        starts.append((line + 1, label, begins))
         line += body.count("\n") + 1
     return "".join(parts).encode("utf-8"), starts
 

@@ -136,7 +136,7 @@ def _write(fd: int, data: bytes) -> None:
 
 def _where(line: int, cells) -> str:
     """'line 12', or for a notebook 'cell 7 (score), line 3' (cells: [[first line, label], ...])."""
-    for first, label in reversed(cells or ()):
+    for first, label, *_ in reversed(cells or ()):
         if isinstance(first, int) and line >= first:
             return f"{label}, line {line - first + 1}"
     return f"line {line}"
@@ -215,11 +215,9 @@ class Child:
             source = _read_file(self.path)
             if os.access(wire.CELL_MAP_FILE, os.F_OK):
                 self.cells = json.loads(_read_file(wire.CELL_MAP_FILE)[:1 << 20])
-            code = compile(source, self.filename, "exec", dont_inherit=True)
+            pieces = self._pieces(source)
         except SyntaxError as e:
-            where = _where(e.lineno or 0, self.cells)
-            self.reply({"op": wire.Op.UNGRADABLE, "reason": "syntax",
-                        "message": f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"})
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "syntax", "message": self._syntax(e)})
             return
         except (ValueError, OSError) as e:
             self.reply({"op": wire.Op.UNGRADABLE, "reason": "unreadable", "message": str(e)[:200]})
@@ -228,22 +226,58 @@ class Child:
         module = type(sys)(name)
         module.__file__ = self.path
         sys.modules[name] = module
-        try:
-            exec(code, module.__dict__)
-        except MemoryError:
-            self.reply({"op": wire.Op.UNGRADABLE, "reason": "memory", "message": "ran out of memory while loading"})
-            return
-        except imports.NotAllowed as e:
-            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": str(e)[:300],
-                        "where": _student_trace(e, self.filename, self.cells)})
-            return
-        except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
-            info = _describe(e, self.filename, self.cells)
-            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": f"loading raised {info['type']}: "
-                        f"{info['message']}", "where": info["where"]})
+        stopped = []  # a notebook's cells that did not run to their end, as Jupyter would go on after them
+        for label, piece in pieces:
+            if isinstance(piece, SyntaxError):
+                stopped.append(("syntax", f"{self._syntax(piece)} (that cell did not run)"))
+                continue
+            try:
+                exec(piece, module.__dict__)
+            except MemoryError:
+                failure = ("memory", "ran out of memory while loading", "")
+            except imports.NotAllowed as e:
+                failure = ("import", str(e)[:300], _student_trace(e, self.filename, self.cells))
+            except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
+                info = _describe(e, self.filename, self.cells)
+                failure = ("import", f"loading raised {info['type']}: {info['message']}", info["where"])
+            else:
+                continue
+            if label is None:  # the file, or a notebook's first lines: nothing to go on with
+                self.reply({"op": wire.Op.UNGRADABLE, "reason": failure[0], "message": failure[1], "where": failure[2]})
+                return
+            stopped.append((failure[0], f"{label} stopped: {failure[1]}" + (f" ({failure[2]})" if failure[2] else "")))
+        if stopped and len(stopped) == len(pieces) - 1:  # not one cell ran: as a file that does not load
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": stopped[0][0], "message": stopped[0][1]})
             return
         self.module = module
-        self.send(wire.LOADED_FRAME)
+        if not stopped:
+            self.send(wire.LOADED_FRAME)
+            return
+        for _, text in stopped:
+            print(text)
+        self.reply({"op": wire.Op.LOADED, "stopped": [text for _, text in stopped]})
+
+    def _pieces(self, source: bytes) -> list:
+        """[(label, code), ...] to run in turn: (None, the whole file), or for a notebook its first lines
+        and then each cell on its own, as Jupyter runs them (code is a SyntaxError for a cell that does not
+        compile), each compiled where its lines are in the file. Raises SyntaxError for the whole file."""
+        cells = [c for c in self.cells or () if type(c) is list and len(c) == 3 and type(c[2]) is int]
+        if not cells:
+            return [(None, compile(source, self.filename, "exec", dont_inherit=True))]
+        lines = source.decode("utf-8").splitlines(keepends=True)
+        bounds = [start for _, _, start in cells] + [len(lines) + 1]
+        pieces = [(None, compile("".join(lines[:bounds[0] - 1]), self.filename, "exec", dont_inherit=True))]
+        for (_, label, start), end in zip(cells, bounds[1:]):
+            try:
+                text = "\n" * (start - 1) + "".join(lines[start - 1:end - 1])
+                pieces.append((str(label), compile(text, self.filename, "exec", dont_inherit=True)))
+            except SyntaxError as e:
+                pieces.append((str(label), e))
+        return pieces
+
+    def _syntax(self, e: SyntaxError) -> str:
+        where = _where(e.lineno or 0, self.cells)
+        return f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"
 
     def call(self, function: str, args, originals) -> tuple[list, list]:
         """Run one call; its reply (returned, raised, ...; see wire.Op) and the bytes of the arrays

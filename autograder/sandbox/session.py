@@ -42,6 +42,7 @@ class LoadResult:
     ok: bool
     reason: str = ""  # syntax | import | memory | timeout | exited | unreadable
     message: str = ""
+    stopped: tuple[str, ...] = ()  # loaded, but these cells of a notebook did not run to their end
 
 
 def one_line(text, limit: int) -> str:
@@ -215,7 +216,8 @@ class Session:
 
     def _loaded(self, header: dict) -> LoadResult:
         if header.get("op") == wire.Op.LOADED:
-            return LoadResult(True)
+            stopped = header.get("stopped")
+            return LoadResult(True, stopped=tuple(one_line(t, 300) for t in stopped[:20]) if type(stopped) is list else ())
         self.close()
         message = one_line(header.get("message", "could not be loaded"), 300)
         where = one_line(header.get("where", ""), 300)
@@ -315,7 +317,9 @@ class Session:
         if op == wire.Op.NOT_IMPLEMENTED:
             return CallResult("not_implemented", message=f"{function}() is not implemented yet"), offset
         if op == wire.Op.MISSING:
-            return CallResult("missing", message=f"{self.entry} defines no function {function}()"), offset
+            stopped = self._load_result.stopped if self._load_result else ()
+            why = f" ({'; '.join(stopped)})"[:700] if stopped else ""
+            return CallResult("missing", message=f"{self.entry} defines no function {function}(){why}"), offset
         if op == wire.Op.MEMORY:
             return CallResult("memory", message=f"{function}() ran out of memory "
                                                 f"(limit {self.sandbox.limits.memory_mb} MiB)"), offset

@@ -23,7 +23,7 @@ import numpy as np
 
 from autograder.sandbox.ops import Op  # noqa: F401 - the messages' names, read here by most callers
 
-CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first line, cell label], ...]
+CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first line, cell label, part's start], ...]
 MAX_HEADER = 1 << 20
 MAX_PAYLOAD = 64 << 20
 MAX_VALUES = 16 << 20  # what one exchange's returned values may add up to: the grader holds them until judged
