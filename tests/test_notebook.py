@@ -127,6 +127,20 @@ def test_an_added_cell_with_odd_metadata_is_read_as_one_without(filled, metadata
     assert "def _helper():" in extract(with_cells(cells))
 
 
+def test_cells_that_start_with_a_future_import_compile(filled):
+    """Each cell is compiled on its own, so `from __future__ import annotations` may start any cell,
+    a helper cell's included (its imports are guarded, but a future import cannot be)."""
+    cells = cells_of(filled)
+    at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")
+    cells[at] = {**cells[at], "source": "from __future__ import annotations\n" + "".join(cells[at]["source"])}
+    cells.insert(at, code("from __future__ import annotations\nimport math\n\ndef _h(x: Thing) -> float:\n    return 1.0\n"))
+    module, starts = notebook.extract(with_cells(cells), "attention.ipynb", CONTENT.functions)
+    lines = module.decode().splitlines(keepends=True)
+    bounds = [begins for _, _, begins in starts] + [len(lines) + 1]
+    for begins, end in zip(bounds, bounds[1:]):  # as the worker compiles them
+        compile("\n" * (begins - 1) + "".join(lines[begins - 1:end - 1]), "attention.py", "exec")
+
+
 def test_lines_of_a_helper_cell_are_placed_by_cell_and_line(filled):
     cells = cells_of(filled)
     at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")

@@ -221,12 +221,15 @@ def definitions(source: str, functions) -> tuple[str, str, list[str]]:
         return "", "", []
     lines = source.splitlines()
     kept = [False] * len(lines)
-    imports, names = [], []
+    imports, names, futures = [], [], []
     for node in tree.body:
         first = node.lineno
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name not in functions:
             first = min([first, *(d.lineno for d in node.decorator_list)])
             names.append(node.name)
+        elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            futures.append(" ".join(ast.get_source_segment(source, node).split()) + "\n")  # first, and unguarded
+            continue
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.append(ast.get_source_segment(source, node))
             continue
@@ -242,7 +245,7 @@ def definitions(source: str, functions) -> tuple[str, str, list[str]]:
             kept[i] = True
     if not (names or imports):
         return "", "", []
-    guarded = "".join(f"try:\n    {' '.join(i.split())}\nexcept ImportError:\n    pass\n" for i in imports)
+    guarded = "".join(futures) + "".join(f"try:\n    {' '.join(i.split())}\nexcept ImportError:\n    pass\n" for i in imports)
     return guarded, "\n".join(line if keep else "" for line, keep in zip(lines, kept)) + "\n", names
 
 
