@@ -163,6 +163,13 @@ def test_a_deleted_function_cell_leaves_the_others(filled):
     assert "def softmax(" not in code_text and "def attend(" in code_text
 
 
+def test_a_function_whose_solution_cell_was_deleted_is_taken_from_the_cell_written_instead(filled):
+    cells = [c for c in cells_of(filled) if c.get("id") != "softmax"]
+    cells.insert(5, code("def softmax(S):\n    return S  # written again in a cell of its own\n\nsoftmax(np.ones(2))\n"))
+    code_text = extract(with_cells(cells))
+    assert "written again in a cell of its own" in code_text and "softmax(np.ones(2))" not in code_text
+
+
 def test_source_as_a_string_or_a_list_of_lines_reads_the_same(filled):
     cells = cells_of(filled)
     as_strings = [{**c, "source": "".join(c["source"])} for c in cells]

@@ -12,8 +12,9 @@ Which cells are the student's code:
 
 From the other code cells the student wrote (those without nbgrader metadata; in a notebook
 without any, the cells that define none of the functions) only definitions are taken, line for
-line where they stand: top-level `def` and `class` (but the exercise's own functions, which belong
-in their cells), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
+line where they stand: top-level `def` and `class` (but not an exercise function that a solution
+cell defines: that cell is its graded one, and a scratch experiment must not override it; one whose
+solution cell was deleted is taken), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
 the grader lacks (a plotting library) costs nothing until it is used. A helper in a cell of its
 own is then there as it is in the notebook, while the cell's demo calls and plots are not run.
 Those cells are parsed here, in the trusted process, up to HELPER_BYTES of source all told: a cell
@@ -212,7 +213,8 @@ def _constant(node) -> bool:
 
 
 def definitions(source: str, functions) -> tuple[str, str, list[str]]:
-    """What is taken of a code cell the student added (see the module docstring): (its imports,
+    """What is taken of a code cell the student added (see the module docstring), but the defs of
+    `functions` (those the solution cells define): (its imports,
     each guarded, to run before it; the cell with every other line blank but those of its
     definitions; the names it defines), or ("", "", []) when it has none or does not parse."""
     try:
@@ -255,7 +257,10 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
     part for it begins (the worker runs each such part on its own, as Jupyter runs cells)."""
     cells, notes = [], []
     parse_budget = HELPER_BYTES
-    for label, source, solution in code_cells(data, path, functions):
+    taken = code_cells(data, path, functions)
+    defines = _defines(functions)
+    graded = {m for _, source, solution in taken if solution for m in defines.findall(source)}
+    for label, source, solution in taken:
         body, skipped = without_magics(source, label)
         if solution:
             cells.append((label, "", body.rstrip()))
@@ -265,7 +270,7 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
             notes.append(f"{label}: not taken: larger than the {HELPER_BYTES >> 10} KiB read of cells you added")
             continue
         parse_budget -= len(body)
-        guarded, body, names = definitions(body, functions)
+        guarded, body, names = definitions(body, graded)
         if guarded or names:
             cells.append((label, guarded, body.rstrip()))
         if names:
