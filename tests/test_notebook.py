@@ -141,6 +141,28 @@ def test_cells_that_start_with_a_future_import_compile(filled):
         compile("\n" * (begins - 1) + "".join(lines[begins - 1:end - 1]), "attention.py", "exec")
 
 
+def test_cells_keep_their_lines_whatever_ends_them_and_whatever_their_strings_hold(tmp_path, course, filled):
+    """\r and \r\n end lines as \n does; \u2028 or \x0c inside a cell's text is no end of line (Python's
+    count, not str.splitlines'), in solution cells and added ones, with a magic to skip or without."""
+    nb = json.loads(filled)
+    for cell in nb["cells"]:
+        if cell.get("id") == "score":
+            cell["source"] = "def score(Q, K):\n    note = 'a\u2028b\x0cc'\n    return Q @ K.T\n"
+        elif cell.get("id") == "softmax":
+            cell["source"] = ("%time\rdef softmax(S):\r    e = _exp(S)\r    tag = '\u2029'\r"
+                              "    return e / e.sum(axis=-1, keepdims=True)\r")
+        elif cell.get("id") == "attend":
+            cell["source"] = "".join(cell["source"]).replace("\n", "\r\n")
+    at = next(i for i, c in enumerate(nb["cells"]) if c.get("id") == "softmax")
+    nb["cells"].insert(at, code('def _exp(S):\n    """\u2028"""\n    return np.exp(S - S.max(axis=-1, keepdims=True))\n'))
+    (tmp_path / "subs" / "lines").mkdir(parents=True)
+    (tmp_path / "subs" / "lines" / "attention.ipynb").write_text(json.dumps(nb))
+    grade(course, tmp_path / "subs", assignment="attention", out=tmp_path / "out", jobs=1, progress=False, pages=False)
+    from autograder.grading import results
+    r = results.read(results.path_for(tmp_path / "out", "lines"))
+    assert r.status == "graded" and r.total == 100, [t.output for t in r.tests if t.outcome != "passed"][:2]
+
+
 def test_lines_of_a_helper_cell_are_placed_by_cell_and_line(filled):
     cells = cells_of(filled)
     at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")

@@ -113,6 +113,13 @@ def is_solution(cell: dict) -> bool:
     return cell.get("cell_type") == "code" and _meta(cell, "nbgrader").get("solution") is True
 
 
+def _lines(source: str) -> list[str]:
+    """A cell's lines as Python counts them, at "\n" (extract makes "\r\n" and "\r" into "\n"): not
+    str.splitlines, which also ends a line at "\x0c", "\x85" or "\u2028", even inside a string."""
+    lines = source.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 def magic_lines(source: str) -> list[tuple[int, str]]:
     """(line number, line) of each IPython magic or shell escape in a cell, in order.
 
@@ -121,7 +128,7 @@ def magic_lines(source: str) -> list[tuple[int, str]]:
     """
     found = []
     depth, quote, continued = 0, "", False
-    for number, line in enumerate(source.splitlines(), 1):
+    for number, line in enumerate(_lines(source), 1):
         stripped = line.lstrip()
         if not quote and not depth and not continued and stripped[:1] in ("%", "!") and not stripped.startswith("!="):
             found.append((number, stripped))
@@ -159,7 +166,7 @@ def without_magics(source: str, label: str) -> tuple[str, list[str]]:
     magics = magic_lines(source)
     if not magics:
         return source, []
-    lines = source.splitlines()
+    lines = _lines(source)
     first = next((i for i, line in enumerate(lines) if line.strip()), 0)
     if magics[0][0] == first + 1 and magics[0][1].startswith("%%"):
         name = magics[0][1][2:].split(maxsplit=1)[0] if len(magics[0][1]) > 2 else ""
@@ -221,7 +228,7 @@ def definitions(source: str, functions) -> tuple[str, str, list[str]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):  # a scratch cell: not the graded code
         return "", "", []
-    lines = source.splitlines()
+    lines = _lines(source)
     kept = [False] * len(lines)
     imports, names, futures = [], [], []
     for node in tree.body:
@@ -261,6 +268,7 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
     defines = _defines(functions)
     graded = {m for _, source, solution in taken if solution for m in defines.findall(source)}
     for label, source, solution in taken:
+        source = source.replace("\r\n", "\n").replace("\r", "\n")  # lines end as the line map counts them
         body, skipped = without_magics(source, label)
         if solution:
             cells.append((label, "", body.rstrip()))

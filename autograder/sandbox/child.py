@@ -264,7 +264,8 @@ class Child:
         cells = [c for c in self.cells or () if type(c) is list and len(c) == 3 and type(c[2]) is int]
         if not cells:
             return [(None, compile(source, self.filename, "exec", dont_inherit=True))]
-        lines = source.decode("utf-8").splitlines(keepends=True)
+        lines = source.decode("utf-8").split("\n")  # lines as the map counts them: "\u2028" in a string is no end
+        lines = [line + "\n" for line in lines[:-1]] + lines[-1:]
         bounds = [start for _, _, start in cells] + [len(lines) + 1]
         pieces = [(None, compile("".join(lines[:bounds[0] - 1]), self.filename, "exec", dont_inherit=True))]
         for (_, label, start), end in zip(cells, bounds[1:]):
