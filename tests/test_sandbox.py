@@ -301,3 +301,21 @@ def test_a_call_rewriting_an_input_handed_to_an_earlier_call_changes_it_in_eithe
     with session(sb, source) as s:
         results = s.call_many([("f", [S]), ("f", [S + 1])], stream=stream)
     assert [r.inputs_changed for r in results] == [(True,), (False,)]
+
+
+def test_a_file_that_raises_after_its_defs_is_graded_on_what_it_defined(sb):
+    """A failing self-check at the bottom of a file (or anywhere after a def) stops loading there, as
+    Python's import does; what the file defined before it is graded, and the reason travels with it."""
+    source = "def f(S):\n    return S\n\nassert f(1) == 2, 'my own check'\n\ndef g(S):\n    return S\n"
+    with session(sb, source) as s:
+        assert s.load.ok and s.load.stopped == (
+            "loading raised AssertionError: my own check (line 4 in <module>: assert f(1) == 2, 'my own check'); "
+            "what the file defined before that is graded",)
+        assert s.call("f", [S]).kind == "returned"
+        missing = s.call("g", [S])
+    assert missing.kind == "missing" and "defines no function g() (loading raised AssertionError" in missing.message
+
+
+def test_a_file_that_raises_before_any_def_is_ungradable(sb):
+    with session(sb, "x = 1 / 0\ndef f(S):\n    return S\n") as s:
+        assert not s.load.ok and "loading raised ZeroDivisionError" in s.load.message

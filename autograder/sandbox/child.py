@@ -20,6 +20,7 @@ import resource
 import signal
 import sys
 import traceback
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,6 +173,11 @@ def _raised(exc: BaseException, filename: str, cells=None) -> list:
     return [wire.Op.RAISED, info["type"], info["message"], info["where"]]
 
 
+def _defines_functions(module) -> bool:
+    """Whether the student's module holds a function of its own (one its code defined)."""
+    return any(type(v) is types.FunctionType and v.__module__ == module.__name__ for v in list(vars(module).values()))
+
+
 def _changed(value, original: bytes, shape: tuple) -> bool:
     """Whether an input is no longer the array it came as: other values bit for bit, another shape,
     or no longer an array of numbers at all."""
@@ -242,10 +248,14 @@ class Child:
                 failure = ("import", f"loading raised {info['type']}: {info['message']}", info["where"])
             else:
                 continue
-            if label is None:  # the file, or a notebook's first lines: nothing to go on with
+            where = f" ({failure[2]})" if failure[2] else ""
+            if label is not None:
+                stopped.append((failure[0], f"{label} stopped: {failure[1]}{where}"))
+            elif self.cells is None and _defines_functions(module):  # a file that stopped after some defs
+                stopped.append((failure[0], f"{failure[1]}{where}; what the file defined before that is graded"))
+            else:  # nothing to go on with (a notebook's first lines are the grader's own)
                 self.reply({"op": wire.Op.UNGRADABLE, "reason": failure[0], "message": failure[1], "where": failure[2]})
                 return
-            stopped.append((failure[0], f"{label} stopped: {failure[1]}" + (f" ({failure[2]})" if failure[2] else "")))
         if stopped and len(stopped) == len(pieces) - 1:  # not one cell ran: as a file that does not load
             self.reply({"op": wire.Op.UNGRADABLE, "reason": stopped[0][0], "message": stopped[0][1]})
             return
