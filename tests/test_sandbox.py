@@ -319,3 +319,11 @@ def test_a_file_that_raises_after_its_defs_is_graded_on_what_it_defined(sb):
 def test_a_file_that_raises_before_any_def_is_ungradable(sb):
     with session(sb, "x = 1 / 0\ndef f(S):\n    return S\n") as s:
         assert not s.load.ok and "loading raised ZeroDivisionError" in s.load.message
+
+
+def test_a_file_that_breaks_its_output_and_then_raises_is_still_graded_on_its_defs(sb):
+    source = ("import sys, os\ndef f(S):\n    return S\nclass Bad:\n    def write(self, s):\n        raise RuntimeError\n"
+              "    def flush(self):\n        raise RuntimeError\nsys.stdout = sys.stderr = Bad()\nos.close(1)\nraise ValueError('late')\n")
+    with session(sb, source) as s:
+        assert s.load.ok and "loading raised ValueError: late" in s.load.stopped[0]
+        assert s.call("f", [S]).kind == "returned"

@@ -263,8 +263,10 @@ class Child:
         if not stopped:
             self.send(wire.LOADED_FRAME)
             return
-        for _, text in stopped:
-            print(text)
+        try:  # into the student's output too, through the stream the child was born with
+            self.streams[0].write("".join(f"{text}\n" for _, text in stopped))
+        except Exception:  # noqa: BLE001 - a stream the student closed, or whose encoding fails: the reply says it
+            pass
         self.reply({"op": wire.Op.LOADED, "stopped": [text for _, text in stopped]})
 
     def _pieces(self, source: bytes) -> list:
