@@ -42,7 +42,7 @@ class LoadResult:
     ok: bool
     reason: str = ""  # syntax | import | memory | timeout | exited | unreadable
     message: str = ""
-    stopped: tuple[str, ...] = ()  # loaded, but these cells of a notebook did not run to their end
+    stopped: tuple[str, ...] = ()  # loaded, but these stopped: cells of a notebook, or the file after some defs
 
 
 def one_line(text, limit: int) -> str:
@@ -237,7 +237,7 @@ class Session:
         session is closed. Without it, the child answers once at the end (or in a few frames) and
         `timeout` bounds the whole batch; a batch that outlasts it, or whose worker ends or answers
         malformed before the end, comes back short with the calls answered so far and no failure:
-        which call is to blame is unknown (call the rest again with `stream`).
+        which call is to blame is unknown (call them again with `stream`).
         """
         if not calls:
             return []
