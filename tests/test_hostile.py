@@ -322,13 +322,21 @@ def test_20mb_of_output_is_capped_and_grading_goes_on(batch, course):
     assert len(json.dumps(raw)) < 200_000
 
 
-@pytest.mark.parametrize("student, reason", [
-    ("syntax_error", "syntax error on line 4"),
-    ("missing_import", "import of attention_helpers is not allowed in this course (allowed: numpy)")])
-def test_broken_files_are_ungradable_with_a_reason(batch, student, reason):
-    r = result(batch, student)
-    assert r.total == 0 and r.status.startswith("ungradable") and reason in r.status
+def test_a_broken_file_is_ungradable_with_a_reason(batch):
+    r = result(batch, "syntax_error")
+    assert r.total == 0 and r.status.startswith("ungradable") and "syntax error on line 4" in r.status
     assert outcomes(r, "softmax") == {"ungradable"}
+
+
+def test_a_module_the_course_does_not_allow_fails_where_it_is_used_with_one_line(batch):
+    """Imported at the top of the file, it is there so the file loads; the function using it raises
+    the course's line, and the output says the file loaded without it."""
+    r = result(batch, "missing_import")
+    line = "import of attention_helpers is not allowed in this course (allowed: numpy)"
+    assert r.total == 0 and r.status == "graded"
+    assert outcomes(r, "softmax") == {"raised"}
+    assert all(line in t.output for t in r.tests if t.part == "softmax")
+    assert f"{line}: loaded without it (line 2 in <module>: from attention_helpers import tricks" in r.output
 
 
 def test_hostile_batch_completes_with_every_student_in_the_gradebook(batch):

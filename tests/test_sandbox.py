@@ -327,3 +327,26 @@ def test_a_file_that_breaks_its_output_and_then_raises_is_still_graded_on_its_de
     with session(sb, source) as s:
         assert s.load.ok and "loading raised ValueError: late" in s.load.stopped[0]
         assert s.call("f", [S]).kind == "returned"
+
+
+@pytest.mark.parametrize("top, f_kind, g_kind, note", [
+    ("import matplotlib.pyplot as plt\n", "returned", "raised", True),  # loaded without it; using it fails
+    ("from scipy.special import softmax as sp\n", "returned", "raised", True),
+    ("try:\n    import scipy\nexcept ImportError:\n    scipy = None\n", "returned", "returned", False),  # its own fallback
+])
+def test_a_module_the_course_does_not_allow_costs_only_what_uses_it(sb, top, f_kind, g_kind, note):
+    use = "plt.plot(S)" if "plt" in top else "sp(S)" if "sp" in top else "S if scipy is None else 0"
+    source = top + f"def f(S):\n    return S\ndef g(S):\n    return {use}\n"
+    with session(sb, source) as s:
+        assert s.load.ok
+        assert any("loaded without it (line" in t for t in s.load.stopped) == note
+        f, g = s.call("f", [S]), s.call("g", [S])
+    assert (f.kind, g.kind) == (f_kind, g_kind)
+    if g_kind == "raised":
+        assert "is not allowed in this course (allowed: numpy)" in g.message
+
+
+def test_a_module_the_course_does_not_allow_imported_inside_a_call_is_refused_there(sb):
+    with session(sb, "def f(S):\n    import scipy\n    return S\n") as s:
+        r = s.call("f", [S])
+    assert r.kind == "raised" and "import of scipy is not allowed in this course" in r.message

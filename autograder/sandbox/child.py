@@ -62,7 +62,7 @@ def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> No
             os.closerange(low + 1, high)  # the zygote's control socket among them, and the inputs' file
         _signal.signal(_signal.SIGINT, _signal.SIG_DFL)  # signal.signal would build enums to say what it replaced
         confine(setup, workdir, entry, ruleset)
-        Child(req, rep, workdir, entry, shared).serve()
+        Child(req, rep, workdir, entry, shared, setup.gate).serve()
     except EOFError:
         pass
     except BaseException:
@@ -194,9 +194,10 @@ class Child:
 
     `inputs`: the inputs region (see wire.py), a writable buffer the grader reads back."""
 
-    def __init__(self, req: int, rep: int, workdir: str, entry: str, inputs):
+    def __init__(self, req: int, rep: int, workdir: str, entry: str, inputs, gate: imports.Gate | None = None):
         self.req, self.rep, self.entry = req, rep, entry
         self.inputs = inputs
+        self.gate = gate  # the import gate in force, told when the file's own top lines run
         self.module = None
         self.path = os.path.join(workdir, entry)
         # Code, tracebacks and warnings name the file as the student does, relative to the working
@@ -233,10 +234,12 @@ class Child:
         module.__file__ = self.path
         sys.modules[name] = module
         stopped = []  # a notebook's cells that did not run to their end, as Jupyter would go on after them
-        for label, piece in pieces:
+        for label, piece, text in pieces:
             if isinstance(piece, SyntaxError):
                 stopped.append(("syntax", f"{self._syntax(piece)} (that cell did not run)"))
                 continue
+            if self.gate is not None:
+                self.gate.loading = (self.filename, text)
             try:
                 exec(piece, module.__dict__)
             except MemoryError:
@@ -254,8 +257,15 @@ class Child:
             elif self.cells is None and _defines_functions(module):  # a file that stopped after some defs
                 stopped.append((failure[0], f"{failure[1]}{where}; what the file defined before that is graded"))
             else:  # nothing to go on with (a notebook's first lines are the grader's own)
+                self._refused()
                 self.reply({"op": wire.Op.UNGRADABLE, "reason": failure[0], "message": failure[1], "where": failure[2]})
                 return
+        refused = self._refused()
+        if refused and not _defines_functions(module):  # it imported what it may not, and defined nothing
+            message, where = refused[0]
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": message, "where": where})
+            return
+        stopped += [("import", f"{message}: loaded without it ({where}); using it fails") for message, where in refused]
         if stopped and len(stopped) == len(pieces) - 1:  # not one cell ran: as a file that does not load
             self.reply({"op": wire.Op.UNGRADABLE, "reason": stopped[0][0], "message": stopped[0][1]})
             return
@@ -269,23 +279,35 @@ class Child:
             pass
         self.reply({"op": wire.Op.LOADED, "stopped": [text for _, text in stopped]})
 
+    def _refused(self) -> list[tuple[str, str]]:
+        """(the course's line, where) for each module the file's top lines imported that the course does
+        not allow (see imports.Refused), once each; and the gate back to refusing outright."""
+        if self.gate is None:
+            return []
+        self.gate.loading = None
+        seen: dict = {}
+        for message, line, code in self.gate.refused:
+            seen.setdefault(message, f"{_where(line, self.cells)} in <module>: {code}"[:160])
+        return list(seen.items())
+
     def _pieces(self, source: bytes) -> list:
-        """[(label, code), ...] to run in turn: (None, the whole file), or for a notebook its first lines
-        and then each cell on its own, as Jupyter runs them (code is a SyntaxError for a cell that does not
-        compile), each compiled where its lines are in the file. Raises SyntaxError for the whole file."""
+        """[(label, code, source), ...] to run in turn: (None, the whole file), or for a notebook its first
+        lines and then each cell on its own, as Jupyter runs them (code is a SyntaxError for a cell that does
+        not compile), each compiled where its lines are in the file. Raises SyntaxError for the whole file."""
         cells = [c for c in self.cells or () if type(c) is list and len(c) == 3 and type(c[2]) is int]
         if not cells:
-            return [(None, compile(source, self.filename, "exec", dont_inherit=True))]
+            return [(None, compile(source, self.filename, "exec", dont_inherit=True), source)]
         lines = source.decode("utf-8").split("\n")  # lines as the map counts them: "\u2028" in a string is no end
         lines = [line + "\n" for line in lines[:-1]] + lines[-1:]
         bounds = [start for _, _, start in cells] + [len(lines) + 1]
-        pieces = [(None, compile("".join(lines[:bounds[0] - 1]), self.filename, "exec", dont_inherit=True))]
+        first = "".join(lines[:bounds[0] - 1])
+        pieces = [(None, compile(first, self.filename, "exec", dont_inherit=True), first)]
         for (_, label, start), end in zip(cells, bounds[1:]):
+            text = "\n" * (start - 1) + "".join(lines[start - 1:end - 1])
             try:
-                text = "\n" * (start - 1) + "".join(lines[start - 1:end - 1])
-                pieces.append((str(label), compile(text, self.filename, "exec", dont_inherit=True)))
+                pieces.append((str(label), compile(text, self.filename, "exec", dont_inherit=True), text))
             except SyntaxError as e:
-                pieces.append((str(label), e))
+                pieces.append((str(label), e, text))
         return pieces
 
     def _syntax(self, e: SyntaxError) -> str:

@@ -9,14 +9,75 @@ read below them. A finder in front of `sys.meta_path` refuses every other top-le
 from __future__ import annotations
 
 import functools
+import importlib.machinery
 import importlib.util
 import os
 import sys
 import sysconfig
+import types
 
 
 class NotAllowed(ModuleNotFoundError):
     """An import outside the standard library and the course's packages."""
+
+
+class Refused(types.ModuleType):
+    """A module the course does not allow, imported by a file's own top lines outside any `try` (a
+    plotting library for a demo under `if __name__ == "__main__"`, say): it is there so that the rest
+    of the file loads, and using anything of it raises NotAllowed, with the course's one line."""
+
+    def __init__(self, name: str, message: str):
+        super().__init__(name)
+        self.__path__ = []  # its submodules are refused alike
+        self.__qkv_refused__ = message
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return RefusedName(f"{self.__name__}.{attr}", self.__qkv_refused__)
+
+
+class RefusedName:
+    """Anything taken from a Refused module: calling it raises NotAllowed."""
+
+    def __init__(self, name: str, message: str):
+        self._name, self._message = name, message
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return RefusedName(f"{self._name}.{attr}", self._message)
+
+    def __call__(self, *args, **kwargs):
+        raise NotAllowed(self._message, name=self._name.partition(".")[0])
+
+    def __repr__(self) -> str:
+        return f"<{self._name}: not allowed in this course>"
+
+
+class _RefusedLoader:
+    def __init__(self, message: str):
+        self.message = message
+
+    def create_module(self, spec):
+        return Refused(spec.name, self.message)
+
+    def exec_module(self, module):
+        pass
+
+
+def _guarded_lines(source: str) -> list[tuple[int, int]]:
+    """The lines of every `try` body whose handlers would catch an ImportError (bare, Exception,
+    BaseException, ImportError, ModuleNotFoundError): an import there is the code's own fallback."""
+    import ast  # noqa: PLC0415 - only when a refused import is met while loading
+    catching = {"Exception", "BaseException", "ImportError", "ModuleNotFoundError"}
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Try) and node.body and any(
+                h.type is None or {n.id for n in ast.walk(h.type) if isinstance(n, ast.Name)} & catching
+                for h in node.handlers):
+            spans.append((node.body[0].lineno, node.body[-1].end_lineno))
+    return spans
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,13 +124,40 @@ class Gate:
         self.allowed = tuple(allowed)
         self.names = allowed_names(self.allowed)
         self.own = own
+        self.loading = None  # (file name, source being run) while a submission's top lines run
+        self.refused: list[tuple[str, int, str]] = []  # (message, line, its code) of each module given as Refused
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
         if top in self.names or top == self.own:
             return None  # the ordinary finders look for it
         listed = ", ".join(self.allowed) if self.allowed else "only the standard library"
-        raise NotAllowed(f"import of {top} is not allowed in this course (allowed: {listed})", name=top)
+        message = f"import of {top} is not allowed in this course (allowed: {listed})"
+        line = self._top_line()
+        if line is None:
+            raise NotAllowed(message, name=top)
+        source = self.loading[1]
+        code = (source.decode("utf-8", "replace") if isinstance(source, bytes) else source).split("\n")[line - 1]
+        self.refused.append((message, line, code.strip()))
+        return importlib.machinery.ModuleSpec(fullname, _RefusedLoader(message), is_package=True)
+
+    def _top_line(self) -> int | None:
+        """The line of the submission's top-level code making this import while it loads, unless the
+        import is inside a `try` that would catch its ImportError; else None (refuse it outright)."""
+        if self.loading is None:
+            return None
+        filename, source = self.loading
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename != filename:
+            frame = frame.f_back
+        if frame is None or frame.f_code.co_name != "<module>":
+            return None
+        line = frame.f_lineno
+        try:
+            guarded = _guarded_lines(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        return None if any(first <= line <= last for first, last in guarded) else line
 
     def invalidate_caches(self):
         pass
