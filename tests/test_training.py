@@ -128,6 +128,19 @@ def test_train_is_judged_by_outcome_so_a_different_but_sound_loop_passes(tmp_pat
     assert float(row["train"]) == 20
 
 
+@pytest.mark.parametrize("returned", ["W_q.tolist(), W_k.tolist(), losses", "[W_q, W_k, losses]"])
+def test_train_may_return_its_matrices_and_losses_as_lists_as_the_other_parts_may(tmp_path, course, content, returned):
+    """Lists of numbers count as the arrays they spell, in train's checks as everywhere else."""
+    variant = content.reference_source.replace("return W_q, W_k, np.array(losses)", f"return {returned}")
+    assert variant != content.reference_source
+    (tmp_path / "subs" / "lists").mkdir(parents=True)
+    (tmp_path / "subs" / "lists" / "training.py").write_text(variant)
+    assert main(["grade", str(tmp_path / "subs"), "--course", str(course.root), "--assignment", "training",
+                 "--out", str(tmp_path / "out"), "--quiet", "--weak-sandbox"]) == 0
+    row = next(csv.DictReader((tmp_path / "out" / "gradebook.csv").open()))
+    assert float(row["train"]) == 20
+
+
 def test_finite_differences_of_the_content_agree_with_the_reference(content):
     ref, cases = content.reference, content.cases
     rng = np.random.default_rng(0)

@@ -5,7 +5,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from autograder.public.compare import as_array, problem  # noqa: F401 (as_array is for the suites)
+from autograder.public.compare import as_array, problem
 
 from .example import EXAMPLE
 from .mistakes import CATALOGUE
@@ -136,10 +136,13 @@ IN_PLACE = next(m for m in CATALOGUE if m.part == "train" and m.mutates_input)
 
 
 def trained(value, shape) -> tuple | None:
-    """(W_q, W_k, losses) when train returned three arrays, W_q and W_k finite and shaped like the start."""
-    if not isinstance(value, tuple) or len(value) != 3 or not all(isinstance(v, np.ndarray) for v in value):
+    """(W_q, W_k, losses) as arrays when train returned three things that spell them (arrays, or lists
+    of numbers, as the other checks accept), W_q and W_k finite and shaped like the start."""
+    if not isinstance(value, (tuple, list)) or len(value) != 3:
         return None
-    W_q, W_k, losses = value
+    W_q, W_k, losses = (as_array(v) for v in value)
+    if W_q is None or W_k is None or losses is None:
+        return None
     if W_q.shape != shape or W_k.shape != shape or losses.ndim != 1 or losses.size == 0:
         return None
     if not (np.all(np.isfinite(W_q)) and np.all(np.isfinite(W_k))):
