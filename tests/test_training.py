@@ -141,6 +141,23 @@ def test_train_may_return_its_matrices_and_losses_as_lists_as_the_other_parts_ma
     assert float(row["train"]) == 20
 
 
+@pytest.mark.parametrize("function, args", [("score_backward", "Q, K, dS"), ("aggregate_backward", "A, V, dO"),
+                                            ("project_backward", "X, dQ, dK, dV"),
+                                            ("attend_backward", "X, W_q, W_k, W_v, dO")])
+def test_gradients_may_come_back_as_lists_in_every_check(tmp_path, course, content, function, args):
+    """The property checks (a gradient that reaches only its query and key, ...) read lists of numbers
+    as the arrays they spell, as the finite-difference checks do: the part keeps full marks."""
+    variant = content.reference_source.replace(
+        f"def {function}({args}):", f"def {function}({args}):\n    return [np.asarray(g).tolist() for g in "
+        f"_{function}({args})]\n\n\ndef _{function}({args}):", 1)
+    (tmp_path / "subs" / "lists").mkdir(parents=True)
+    (tmp_path / "subs" / "lists" / "training.py").write_text(variant)
+    assert main(["grade", str(tmp_path / "subs"), "--course", str(course.root), "--assignment", "training",
+                 "--out", str(tmp_path / "out"), "--quiet", "--weak-sandbox"]) == 0
+    row = next(csv.DictReader((tmp_path / "out" / "gradebook.csv").open()))
+    assert float(row[function]) == content.assignment.part(function).points
+
+
 def test_finite_differences_of_the_content_agree_with_the_reference(content):
     ref, cases = content.reference, content.cases
     rng = np.random.default_rng(0)

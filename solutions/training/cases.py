@@ -135,6 +135,15 @@ def fd_problem(value, expected, names=None) -> str | None:
 IN_PLACE = next(m for m in CATALOGUE if m.part == "train" and m.mutates_input)
 
 
+def gradients(value, count: int) -> tuple | None:
+    """The `count` gradients a backward function returned, as float arrays (arrays, or lists of numbers
+    spelling them), or None when it returned something else."""
+    if not isinstance(value, (tuple, list)) or len(value) != count:
+        return None
+    arrays = tuple(as_array(v) for v in value)
+    return None if any(a is None for a in arrays) else arrays
+
+
 def trained(value, shape) -> tuple | None:
     """(W_q, W_k, losses) as arrays when train returned three things that spell them (arrays, or lists
     of numbers, as the other checks accept), W_q and W_k finite and shaped like the start."""
