@@ -280,6 +280,23 @@ def test_a_wrong_type_costs_that_question_only(tmp_path, course, assignment, ref
     assert any(message in line for line in quiz.check_answers_file(tmp_path / "answers.yaml", master))
 
 
+def test_letters_and_numbers_are_read_as_a_hand_writes_them(tmp_path, course, assignment, ref, master):
+    """(b), b) and B. are the letter b; 1/4 and 25% are 0.25: every question still scores in full."""
+    key = key_answers(master, course, assignment, ref)
+    forms = [lambda v: f"({v})", lambda v: f"{v})", lambda v: f"{v.upper()}."]
+    lines = []
+    for i, (qid, value) in enumerate(key.items()):
+        if isinstance(value, str):
+            value = forms[i % 3](value)
+        elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            value = [forms[(i + j) % 3](v) for j, v in enumerate(value)]
+        elif isinstance(value, float) and not isinstance(value, bool):
+            value = f"{value * 100!r}%" if i % 2 else f"{value * 4!r}/4"
+        lines.append(f"{qid}: {json.dumps(value)}\n")
+    results = grade(course, assignment, ref, tmp_path, "".join(lines))
+    assert all(r.score == r.max_score for r in results.values()), [r.output for r in results.values() if r.score < r.max_score]
+
+
 def test_an_unknown_id_is_named_with_the_likely_question(tmp_path, course, assignment, ref, master):
     key = key_answers(master, course, assignment, ref)
     key["dot-prodcut"] = key.pop("dot-product")

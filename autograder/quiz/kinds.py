@@ -19,6 +19,8 @@ DEFAULT_TOLERANCE = 0.005  # half a unit in the second decimal: an answer rounde
 _SLACK = 1e-9  # so that an answer exactly at the tolerance passes despite float rounding
 # YAML 1.1 reads 4.8e-1 (no dot) as a string; accept written numbers like it, and nothing else.
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_FRACTION = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))\s*/\s*(\d+\.?\d*|\.\d+)$")  # 1/4, 0.9/2
+_PERCENT = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))\s*%$")  # 25%
 
 MULTIPLE_RULE = ("Scoring: with k right choices, each right choice you select earns +1/k of the points, "
                  "each wrong one you select costs 1/k, and the total never goes below 0.")
@@ -57,8 +59,11 @@ def is_blank(value) -> bool:
 
 
 def _letter(value, letters: str) -> str:
-    if isinstance(value, str) and value.strip().lower() in letters:
-        return value.strip().lower()
+    """One choice's letter, as written or as a list marks it: b, B, (b), b) or b."""
+    if isinstance(value, str):
+        letter = value.strip().lower().removeprefix("(").rstrip(").:").strip()
+        if len(letter) == 1 and letter in letters:
+            return letter
     raise BadAnswer(f"expected one letter of {', '.join(letters)}, got {what(value)}")
 
 
@@ -83,8 +88,15 @@ def parse_truefalse(value, letters: str, shape: tuple) -> bool:
 
 
 def parse_number(value, letters: str = "", shape: tuple = ()) -> float:
-    if isinstance(value, str) and _NUMBER.match(value.strip()):
-        value = float(value)
+    """A number as written: 0.25, .25, 2.5e-1, and the forms a hand gives it, 1/4 or 25%."""
+    if isinstance(value, str):
+        text = value.strip()
+        if _NUMBER.match(text):
+            value = float(text)
+        elif (fraction := _FRACTION.match(text)) and float(fraction[2]) != 0:
+            value = float(fraction[1]) / float(fraction[2])
+        elif percent := _PERCENT.match(text):
+            value = float(percent[1]) / 100
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadAnswer(f"expected a number like 0.25, got {what(value)}")
     if isinstance(value, int) and abs(value) > 1e300 or not math.isfinite(value):
