@@ -333,6 +333,8 @@ def test_a_file_that_breaks_its_output_and_then_raises_is_still_graded_on_its_de
     ("import matplotlib.pyplot as plt\n", "returned", "raised", True),  # loaded without it; using it fails
     ("from scipy.special import softmax as sp\n", "returned", "raised", True),
     ("try:\n    import scipy\nexcept ImportError:\n    scipy = None\n", "returned", "returned", False),  # its own fallback
+    ("import contextlib\nscipy = None\nwith contextlib.suppress(ImportError):\n    import scipy\n", "returned", "returned",
+     False),
 ])
 def test_a_module_the_course_does_not_allow_costs_only_what_uses_it(sb, top, f_kind, g_kind, note):
     use = "plt.plot(S)" if "plt" in top else "sp(S)" if "sp" in top else "S if scipy is None else 0"

@@ -68,14 +68,21 @@ class _RefusedLoader:
 
 def _guarded_lines(source: str) -> list[tuple[int, int]]:
     """The lines of every `try` body whose handlers would catch an ImportError (bare, Exception,
-    BaseException, ImportError, ModuleNotFoundError): an import there is the code's own fallback."""
+    BaseException, ImportError, ModuleNotFoundError), and of every `with` whose context names one
+    of those (`contextlib.suppress(ImportError)`): an import there is the code's own fallback."""
     import ast  # noqa: PLC0415 - only when a refused import is met while loading
     catching = {"Exception", "BaseException", "ImportError", "ModuleNotFoundError"}
+
+    def names(node) -> set:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+            n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
     spans = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Try) and node.body and any(
-                h.type is None or {n.id for n in ast.walk(h.type) if isinstance(n, ast.Name)} & catching
-                for h in node.handlers):
+                h.type is None or names(h.type) & catching for h in node.handlers):
+            spans.append((node.body[0].lineno, node.body[-1].end_lineno))
+        elif isinstance(node, ast.With) and node.body and any(names(i.context_expr) & catching for i in node.items):
             spans.append((node.body[0].lineno, node.body[-1].end_lineno))
     return spans
 
@@ -137,8 +144,8 @@ class Gate:
         if line is None:
             raise NotAllowed(message, name=top)
         source = self.loading[1]
-        code = (source.decode("utf-8", "replace") if isinstance(source, bytes) else source).split("\n")[line - 1]
-        self.refused.append((message, line, code.strip()))
+        lines = (source.decode("utf-8", "replace") if isinstance(source, bytes) else source).split("\n")
+        self.refused.append((message, line, lines[line - 1].strip() if 0 < line <= len(lines) else ""))
         return importlib.machinery.ModuleSpec(fullname, _RefusedLoader(message), is_package=True)
 
     def _top_line(self) -> int | None:
