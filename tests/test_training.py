@@ -112,6 +112,15 @@ def test_feedback_page_draws_the_students_training(held_out_results):
     assert "How “plus” learned" in page and page.count("data:image/svg+xml") >= 4
 
 
+def _graded_row(tmp_path, course, source: str) -> dict:
+    """The gradebook row of one training.py graded alone through the command line."""
+    (tmp_path / "subs" / "student").mkdir(parents=True)
+    (tmp_path / "subs" / "student" / "training.py").write_text(source)
+    assert main(["grade", str(tmp_path / "subs"), "--course", str(course.root), "--assignment", "training",
+                 "--out", str(tmp_path / "out"), "--quiet", "--weak-sandbox"]) == 0
+    return next(csv.DictReader((tmp_path / "out" / "gradebook.csv").open()))
+
+
 def test_train_is_judged_by_outcome_so_a_different_but_sound_loop_passes(tmp_path, course, content):
     """Averaging per-sentence steps into one loop written differently (einsum, a running mean) still passes."""
     variant = content.reference_source.replace(
@@ -120,11 +129,7 @@ def test_train_is_judged_by_outcome_so_a_different_but_sound_loop_passes(tmp_pat
     variant += ("\n\ndef predict_error(X, plus, target, W_q, W_k):\n"
                 "    O, _ = attend(X, W_q, W_k, value_weights())\n"
                 "    return float((O[plus] @ readout_weights() - target) ** 2)\n")
-    (tmp_path / "subs" / "sound").mkdir(parents=True)
-    (tmp_path / "subs" / "sound" / "training.py").write_text(variant)
-    assert main(["grade", str(tmp_path / "subs"), "--course", str(course.root), "--assignment", "training",
-                 "--out", str(tmp_path / "out"), "--quiet", "--weak-sandbox"]) == 0
-    row = next(csv.DictReader((tmp_path / "out" / "gradebook.csv").open()))
+    row = _graded_row(tmp_path, course, variant)
     assert float(row["train"]) == 20
 
 
@@ -133,11 +138,7 @@ def test_train_may_return_its_matrices_and_losses_as_lists_as_the_other_parts_ma
     """Lists of numbers count as the arrays they spell, in train's checks as everywhere else."""
     variant = content.reference_source.replace("return W_q, W_k, np.array(losses)", f"return {returned}")
     assert variant != content.reference_source
-    (tmp_path / "subs" / "lists").mkdir(parents=True)
-    (tmp_path / "subs" / "lists" / "training.py").write_text(variant)
-    assert main(["grade", str(tmp_path / "subs"), "--course", str(course.root), "--assignment", "training",
-                 "--out", str(tmp_path / "out"), "--quiet", "--weak-sandbox"]) == 0
-    row = next(csv.DictReader((tmp_path / "out" / "gradebook.csv").open()))
+    row = _graded_row(tmp_path, course, variant)
     assert float(row["train"]) == 20
 
 
@@ -150,11 +151,7 @@ def test_gradients_may_come_back_as_lists_in_every_check(tmp_path, course, conte
     variant = content.reference_source.replace(
         f"def {function}({args}):", f"def {function}({args}):\n    return [np.asarray(g).tolist() for g in "
         f"_{function}({args})]\n\n\ndef _{function}({args}):", 1)
-    (tmp_path / "subs" / "lists").mkdir(parents=True)
-    (tmp_path / "subs" / "lists" / "training.py").write_text(variant)
-    assert main(["grade", str(tmp_path / "subs"), "--course", str(course.root), "--assignment", "training",
-                 "--out", str(tmp_path / "out"), "--quiet", "--weak-sandbox"]) == 0
-    row = next(csv.DictReader((tmp_path / "out" / "gradebook.csv").open()))
+    row = _graded_row(tmp_path, course, variant)
     assert float(row[function]) == content.assignment.part(function).points
 
 
