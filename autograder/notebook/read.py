@@ -221,9 +221,9 @@ def _constant(node) -> bool:
 
 def definitions(source: str, functions) -> tuple[str, str, list[str]]:
     """What is taken of a code cell the student added (see the module docstring), but the defs of
-    `functions` (those the solution cells define): (its imports,
-    each guarded, to run before it; the cell with every other line blank but those of its
-    definitions; the names it defines), or ("", "", []) when it has none or does not parse."""
+    `functions` (those the solution cells define): (its imports, each guarded, to run before it; the
+    cell with every other line blank but those of its definitions; the names it defines), or
+    ("", "", []) when it has none or does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):  # a scratch cell: not the graded code

@@ -21,13 +21,13 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
 SYS_MSEAL = 462  # Linux 6.10+, x86_64 and arm64 alike
 PROT_READ, PROT_WRITE, MAP_SHARED = 1, 2, 1
 MAP_FAILED = ctypes.c_void_p(-1).value
 _libc.mmap.restype = ctypes.c_void_p
 _libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
-SYS_LANDLOCK_ADD_RULE = 445
-SYS_LANDLOCK_RESTRICT_SELF = 446
 PR_SET_NO_NEW_PRIVS = 38
 CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
@@ -91,7 +91,7 @@ def landlock_ruleset(read_only: list[str], read_write: list[str], *, reuse: bool
     all_fs, attr, size = _landlock_handled()
     kept = _KEPT.get(tuple(read_only)) if reuse else None
     if kept is None:
-        kept = _landlock_open(read_only, FS_READ) + _landlock_open(WRITABLE_DEVICES, FS_READ | FS_WRITE_FILE | FS_TRUNCATE)
+        kept = _landlock_open(read_only, FS_READ) + _landlock_open(WRITABLE_DEVICES, FS_FILE)
         if reuse:
             _KEPT[tuple(read_only)] = kept
     own = _landlock_open(read_write, all_fs)
