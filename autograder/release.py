@@ -136,7 +136,7 @@ def add_public_cases(r: Release) -> None:
     ref = r.content.reference_from(r.master, where=r.assignment.source)
     tol = r.course.tolerance
     data = public_cases.build(r.content, ref, rtol=tol.rtol, atol=tol.atol, module=layout.module_name(r.assignment),
-                              packages=r.course.packages)
+                              packages=r.course.packages, timeouts=r.assignment.call_timeouts())
     r.files[layout.CASES_FILE] = json.dumps(data, indent=1) + "\n"
 
 

@@ -135,3 +135,16 @@ def test_the_quiz_form_holds_ids_kinds_and_choice_counts_only(course):
     import json
     form = json.loads((course.root / "exercises" / "attention" / "quiz_form.json").read_text())
     assert {k for q in form["questions"] for k in q} == {"id", "kind", "choices", "shape"}
+
+
+def test_a_released_copy_carries_the_call_limits_of_its_functions(course):
+    """train() is a whole training run: the released cases give it the course's limit for it, and what a
+    copied file says instead is read only as positive numbers of seconds."""
+    import json
+    from autograder.public import run
+    released = json.loads((course.root / "exercises" / "training" / "public_cases.json").read_text())
+    assert run.Target("training", released, None, ("numpy",), None).timeouts == \
+        course.assignment("training").call_timeouts() == {"train": 10.0}
+    odd = {"timeouts": {"train": -1, "softmax_backward": "9", "score_backward": True, "a": 3, "b": float("nan")}}
+    assert run.Target("training", odd, None, ("numpy",), None).timeouts == {"a": 3.0}
+    assert run.Target("training", {"timeouts": [1]}, None, ("numpy",), None).timeouts == {}

@@ -32,6 +32,8 @@ def edited(change):
     (lambda d: d["assignments"][0]["parts"].append({"id": "score", "function": "score", "points": 1}),
      "parts[5].id: duplicate id 'score'"),
     (lambda d: d["assignments"][0].pop("parts"), "assignments[0].parts: missing"),
+    (lambda d: d["assignments"][1]["parts"][5].update(timeout_s=0), "assignments[1].parts[5].timeout_s: must be at least 0.05, got 0"),
+    (lambda d: d["assignments"][1]["parts"][5].update(timeout_s=float("inf")), "assignments[1].parts[5].timeout_s: expected a number"),
     (lambda d: d.update(assignments="attention"), "assignments: expected a list, got 'attention'"),
 ])
 def test_bad_values_are_named_with_their_path(change, message):
@@ -45,6 +47,13 @@ def test_the_shipped_course_loads_into_frozen_objects(course):
     assert [p.id for p in course.assignment("attention").parts] == ["project", "score", "softmax", "aggregate", "attend"]
     with pytest.raises(AttributeError):
         course.seed = 1
+
+
+def test_a_part_may_give_its_function_a_call_limit_of_its_own(course):
+    assert course.assignment("training").call_timeouts() == {"train": 10.0}
+    assert course.assignment("attention").call_timeouts() == {}
+    unset = edited(lambda d: d["assignments"][1]["parts"][5].update(timeout_s=None))
+    assert config.parse_course(unset).assignment("training").call_timeouts() == {}
 
 
 def test_unknown_assignment_suggests_the_close_one(course):

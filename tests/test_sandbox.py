@@ -44,6 +44,15 @@ def test_a_timeout_kills_the_worker_and_says_so(sb):
         assert s.call("f", [S]).kind == "exited"
 
 
+def test_a_function_with_its_own_limit_may_take_longer_in_a_batch_and_called_alone():
+    source = "import time\ndef slow(S):\n    time.sleep(0.4)\n    return S\nquick = slow\n"
+    with Sandbox(Limits(call_timeout_s=0.2)) as box, box.open({"attention.py": source.encode()}, entry="attention.py",
+                                                               timeouts={"slow": 1.5}) as s:
+        assert [r.kind for r in s.call_many([("slow", [S]), ("slow", [S])], stream=False)] == ["returned"] * 2
+        done = s.call_many([("slow", [S]), ("quick", [S])])
+    assert [r.kind for r in done] == ["returned", "timeout"] and "within 0.2 s" in done[1].message
+
+
 def test_garbage_written_to_every_descriptor_is_an_invalid_reply_not_a_crash(sb):
     source = ("import os\ndef f(S):\n    for fd in range(3, 12):\n        try:\n"
               "            os.write(fd, b'\\xff\\xff\\xff\\xff' + b'{' * 64)\n        except OSError:\n"

@@ -182,3 +182,31 @@ def test_the_notebook_runs_top_to_bottom_with_the_reference_and_draws_the_traini
     checks = ["".join(o.get("text", "") for o in out) for cid, out in outputs.items() if cid.startswith("check_")]
     assert len(checks) == 6 and all(text.startswith("PASS") for text in checks), checks
     assert any("image/png" in o.get("data", {}) for o in outputs["training_plots"])
+
+
+def test_train_has_its_own_call_limit_and_the_other_functions_keep_the_course_one(tmp_path, content):
+    """A part's timeout_s bounds its function's calls (a whole training run), in one batch or call by call;
+    every other function keeps limits.call_timeout_s."""
+    course_dir = tmp_path / "course"
+    course_dir.mkdir()
+    (course_dir / "solutions").symlink_to(ROOT / "solutions")
+    text = (ROOT / "course.yaml").read_text().replace("call_timeout_s: 2.0", "call_timeout_s: 0.3")
+    text = text.replace("function: train, points: 20, timeout_s: 10", "function: train, points: 20, timeout_s: 2.5")
+    assert "call_timeout_s: 0.3" in text and "timeout_s: 2.5" in text
+    (course_dir / "course.yaml").write_text(text)
+    slow = "import time\n" + content.reference_source
+    sources = {
+        "slow_train": slow.replace("    W_q, W_k = W_q.copy(), W_k.copy()  #", "    time.sleep(0.8)\n    W_q, W_k = W_q.copy(), W_k.copy()  #"),
+        "slow_softmax_backward": slow.replace("    row = (dA * A).sum(", "    time.sleep(0.5)\n    row = (dA * A).sum("),
+    }
+    for student, source in sources.items():
+        assert source != slow
+        (tmp_path / "subs" / student).mkdir(parents=True)
+        (tmp_path / "subs" / student / "training.py").write_text(source)
+    assert main(["grade", str(tmp_path / "subs"), "--course", str(course_dir / "course.yaml"), "--assignment",
+                 "training", "--out", str(tmp_path / "out"), "--quiet", "--weak-sandbox", "--jobs", "1"]) == 0
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "out" / "gradebook.csv").open())}
+    assert float(rows["slow_train"]["train"]) == 20 and float(rows["slow_train"]["softmax_backward"]) == 20
+    assert float(rows["slow_softmax_backward"]["softmax_backward"]) == 0
+    tests = json.loads((tmp_path / "out" / "results" / "slow_softmax_backward.json").read_text())["tests"]
+    assert any("softmax_backward() did not return within 0.3 s" in t.get("output", "") for t in tests)

@@ -70,6 +70,9 @@ class Part:
     id: str = _f("gradebook column and suite name (suites/test_<id>.py beside the reference)")
     function: str = _f("name of the student function this part grades")
     points: float = _f("points for the whole part, shared among its checks by weight", minimum=0)
+    timeout_s: Optional[float] = _f("wall-clock seconds one call of this part's function may take, for a "
+                                    "function that needs more than limits.call_timeout_s (a whole training "
+                                    "run, say)", None, minimum=0.05)
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,10 @@ class Assignment:
     quiz_points: float = _f("points for the whole quiz", 0, minimum=0)
     notebook: Optional[str] = _f("the notebook's story (markdown with qkv directives) relative to course.yaml; "
                                  "release then writes the notebook too", None, regrade=False)
+
+    def call_timeouts(self) -> dict[str, float]:
+        """Per-call limits of the functions whose parts set their own (any other: limits.call_timeout_s)."""
+        return {p.function: p.timeout_s for p in self.parts if p.timeout_s is not None}
 
     def part(self, part_id: str) -> Part:
         for p in self.parts:
@@ -243,7 +250,7 @@ def _build(cls, data, where: str):
             continue
         value = _convert(hints[name], data[name], sub)
         minimum = f.metadata.get("minimum")
-        if minimum is not None and value < minimum:
+        if minimum is not None and value is not None and value < minimum:
             raise QkvError(f"{sub}: must be at least {minimum}, got {_describe(data[name])}")
         values[name] = value
     return cls(**values)

@@ -145,6 +145,7 @@ class SuiteRun:
                                                                           "params", {}))) for t in tests}
         self._same_for_all = {"fx": content.example, "ref": content.reference, "cases": content.cases,
                               "n_cases": ctx.assignment.random_cases}
+        self._timeouts = ctx.assignment.call_timeouts()
         self._settings = {"rtol": course.tolerance.rtol, "atol": course.tolerance.atol,
                           "show_inputs": course.feedback.show_case_inputs, "expected": self.memo}
         # The planning run of a test that draws nothing for its student (the worked example, fixed
@@ -158,7 +159,8 @@ class SuiteRun:
         run = _StudentRun(sub)
         if not (sub.problem or sub.files is None):  # the child loads the file while the tests are planned
             try:
-                run.early = self.ctx.sandbox.open(sub.files, entry=layout.code_file(self.ctx.assignment), wait=False)
+                run.early = self.ctx.sandbox.open(sub.files, entry=layout.code_file(self.ctx.assignment), wait=False,
+                                                  timeouts=self._timeouts)
             except Exception:  # noqa: BLE001 - the first call tries again, where a failure is reported
                 run.early = None
         run.calls = StudentCalls(lambda: self._open(run), self._plan(run))
@@ -262,7 +264,8 @@ class SuiteRun:
             return None, (Outcome.UNGRADABLE, run.sub.problem or "no code to grade")
         session, run.early = run.early, None
         if session is None:
-            session = self.ctx.sandbox.open(run.sub.files, entry=layout.code_file(self.ctx.assignment))
+            session = self.ctx.sandbox.open(run.sub.files, entry=layout.code_file(self.ctx.assignment),
+                                            timeouts=self._timeouts)
         load = session.load
         if not load.ok:
             session.close()

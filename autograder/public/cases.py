@@ -10,8 +10,9 @@ import numpy as np
 from autograder.public.checks import encode
 
 
-def build(content, reference, *, rtol: float, atol: float, module: str, packages=("numpy",)) -> dict:
-    """The content of public_cases.json for one assignment (`reference` may be a master being released)."""
+def build(content, reference, *, rtol: float, atol: float, module: str, packages=("numpy",), timeouts=None) -> dict:
+    """The content of public_cases.json for one assignment (`reference` may be a master being released);
+    `timeouts`: the functions' own per-call limits (Assignment.call_timeouts)."""
     catalogue = content.catalogue
     functions = {}
     for function, cases in content.public_cases(reference).items():
@@ -28,5 +29,6 @@ def build(content, reference, *, rtol: float, atol: float, module: str, packages
             })
         functions[function] = entries
     return {"module": module, "tolerance": {"rtol": rtol, "atol": atol}, "packages": list(packages),
+            "timeouts": dict(sorted((timeouts or {}).items())),
             "tuple_names": {f: list(n) for f, n in sorted(content.tuple_names.items())},
             "chain": list(content.chain), "functions": functions}

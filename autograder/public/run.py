@@ -41,6 +41,14 @@ class Target:
     def functions(self) -> list[str]:
         return list(self.cases["functions"])
 
+    @property
+    def timeouts(self) -> dict[str, float]:
+        """Seconds one call may take, for the functions that have their own limit (a copied file may say
+        anything: what is not a positive number of seconds is left out)."""
+        given = self.cases.get("timeouts")
+        return {f: float(s) for f, s in given.items() if isinstance(f, str) and type(s) in (int, float)
+                and 0 < s < float("inf")} if isinstance(given, dict) else {}
+
 
 def for_course(course: Course, assignment: Assignment) -> Target:
     """The checks as the course defines them (the cases computed from the reference now)."""
@@ -48,7 +56,8 @@ def for_course(course: Course, assignment: Assignment) -> Target:
     from autograder.public import cases as public_cases  # noqa: PLC0415
     content = loader.load(course, assignment)
     cases = public_cases.build(content, content.reference, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
-                               module=layout.module_name(assignment), packages=course.packages)
+                               module=layout.module_name(assignment), packages=course.packages,
+                               timeouts=assignment.call_timeouts())
     quiz = None
     if assignment.quiz:
         from autograder.quiz import grading as quiz_grading  # noqa: PLC0415
@@ -76,14 +85,14 @@ class _Calls:
     """Calls into one sandboxed worker, started again after one dies, so that a function that
     loops forever or crashes its process costs that function only."""
 
-    def __init__(self, sandbox: Sandbox, files: dict[str, bytes], entry: str):
-        self.sandbox, self.files, self.entry = sandbox, files, entry
-        self.session = sandbox.open(files, entry=entry)
+    def __init__(self, sandbox: Sandbox, files: dict[str, bytes], entry: str, timeouts=None):
+        self.sandbox, self.files, self.entry, self.timeouts = sandbox, files, entry, timeouts
+        self.session = sandbox.open(files, entry=entry, timeouts=timeouts)
 
     def __call__(self, function, args):
         if self.session.status is not None:  # the last call ended the worker: start another
             self.session.close()
-            self.session = self.sandbox.open(self.files, entry=self.entry)
+            self.session = self.sandbox.open(self.files, entry=self.entry, timeouts=self.timeouts)
         result = self.session.call(function, args)
         if result.kind == "returned":
             return result.value, list(result.inputs_changed)
@@ -118,7 +127,7 @@ def check_code(target: Target, path: Path) -> list[Line]:
     """Run the public checks on one student file (or notebook) and return a line per function."""
     files = submission.code_files(path, entry=target.code_file, functions=target.functions, limits=target.limits)
     with Sandbox(target.limits, packages=target.packages) as sandbox:
-        calls = _Calls(sandbox, files, target.code_file)
+        calls = _Calls(sandbox, files, target.code_file, target.timeouts)
         try:
             if not calls.session.load.ok:
                 return [Line(target.code_file, "fail", calls.session.load.message)]

@@ -253,15 +253,17 @@ class Sandbox:
         for folder in glob.glob(glob.escape(self._where) + "*"):  # the keeper's, known or not (killed early)
             shutil.rmtree(folder, ignore_errors=True)
 
-    def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True):
+    def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True, timeouts=None):
         """Start a confined child for one submission and load its entry file (without `wait`, the
-        child loads while this process goes on, until `Session.load` is read); a session.Session."""
+        child loads while this process goes on, until `Session.load` is read); a session.Session.
+        `timeouts`: {function: seconds} for functions whose calls may take longer (or shorter) than
+        limits.call_timeout_s (Assignment.call_timeouts)."""
         from autograder.sandbox.session import Session  # noqa: PLC0415 - it imports numpy, which starting a sandbox must not wait for
         for attempt in range(2):
             if attempt or self.broken or self._keeper_ended():  # killed (by the OOM killer, say)
                 self._restart()
             try:
-                return Session(self, files, entry, wait=wait)
+                return Session(self, files, entry, wait=wait, timeouts=timeouts)
             except ZygoteGone:
                 continue
         raise RuntimeError("the sandbox zygote failed twice in a row")

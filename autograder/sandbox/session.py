@@ -82,10 +82,11 @@ class _Exited(Exception):
 class Session:
     """One confined child: load the submission once, then answer calls until closed."""
 
-    def __init__(self, sandbox, files: dict[str, bytes], entry: str, *, wait: bool = True):
+    def __init__(self, sandbox, files: dict[str, bytes], entry: str, *, wait: bool = True, timeouts=None):
         self.sandbox = sandbox
         self.entry = entry
         limits = sandbox.limits
+        self.timeouts = dict(timeouts or {})  # function -> seconds one call may take, where not call_timeout_s
         self.output = _Output(limits.max_output_kb * 1024)
         self.status: int | None = None
         self.pid: int | None = None
@@ -143,21 +144,23 @@ class Session:
 
     # -- talking to the child ------------------------------------------------------------------
 
-    def _frames(self, frame: bytes, timeout: float, received: bytes = b""):
+    def _frames(self, frame: bytes, timeout, received: bytes = b""):
         """Send `frame`, then yield each reply frame (header, payload) as it comes in (after any
         bytes already `received`).
 
-        The deadline is `timeout` after the send, and again after each frame the child sends: a
-        child that stops making progress for that long is timed out however it floods its output.
+        The deadline is `timeout` seconds (or what `timeout()` says, asked again each time) after the
+        send, and again after each frame the child sends: a child that stops making progress for
+        that long is timed out however it floods its output.
         """
-        deadline = time.monotonic() + timeout
+        seconds = timeout if callable(timeout) else lambda: timeout
+        deadline = time.monotonic() + seconds()
         pending = memoryview(frame)
         frames = wire.Frames()
         frames.buf += received
         while True:
             while (got := frames.take()) is not None:
                 yield got
-                deadline = time.monotonic() + timeout
+                deadline = time.monotonic() + seconds()
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _Timeout()
@@ -231,19 +234,20 @@ class Session:
     def call_many(self, calls, *, timeout: float | None = None, stream: bool = True) -> list[CallResult]:
         """Run [(function, args), ...] in order in one exchange; never raises for anything the child does.
 
-        With `stream`, the child answers each call as it returns, so `timeout` (the per-call limit
-        by default) bounds every call on its own; returns one result per call in order, or fewer
-        when the worker stopped: the last one then says why (timeout, exited, invalid) and the
-        session is closed. Without it, the child answers once at the end (or in a few frames) and
-        `timeout` bounds the whole batch; a batch that outlasts it, or whose worker ends or answers
-        malformed before the end, comes back short with the calls answered so far and no failure:
-        which call is to blame is unknown (call them again with `stream`).
+        Each call may take its function's limit (`timeout` if given, else the session's `timeouts`
+        or limits.call_timeout_s). With `stream`, the child answers each call as it returns, so
+        every call is bounded on its own; returns one result per call in order, or fewer when the
+        worker stopped: the last one then says why (timeout, exited, invalid) and the session is
+        closed. Without it, the child answers once at the end (or in a few frames) and the largest
+        of the calls' limits bounds the whole batch; a batch that outlasts it, or whose worker ends
+        or answers malformed before the end, comes back short with the calls answered so far and no
+        failure: which call is to blame is unknown (call them again with `stream`).
         """
         if not calls:
             return []
         if self.pid is None or self.status is not None or not self.load.ok:
             return [CallResult("exited", message="the worker is no longer running")]
-        timeout = self.sandbox.limits.call_timeout_s if timeout is None else timeout
+        limits = [self.limit(function) if timeout is None else timeout for function, _ in calls]
         arrays: list = []
         trees = [[f, *(wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args)] for f, args in calls]
         batch = self._region.write(arrays, [len(args) for _, args in calls])
@@ -251,7 +255,8 @@ class Session:
         done: list[CallResult] = []
         held = 0  # bytes of values received: this process keeps them until they are judged
         try:
-            for header, payload in self._frames(frame, timeout):
+            # Streamed, the deadline is the next unanswered call's (the generator reads it after each frame).
+            for header, payload in self._frames(frame, (lambda: limits[min(len(done), len(limits) - 1)]) if stream else max(limits)):
                 held += len(payload)
                 if held > wire.MAX_VALUES:
                     raise wire.WireError(f"the values returned add up to more than {wire.MAX_VALUES >> 20} MiB")
@@ -270,12 +275,17 @@ class Session:
             return done
         function = calls[len(done)][0]
         if ending == "timeout":
-            failure = CallResult("timeout", message=f"{function}() did not return within {timeout:g} s (an endless loop?)")
+            failure = CallResult("timeout", message=f"{function}() did not return within {limits[len(done)]:g} s "
+                                                    "(an endless loop?)")
         elif ending == "exited":
             failure = CallResult("exited", message=f"the process running {function}() ended ({self.exit_text()})")
         else:
             failure = CallResult("invalid", message=f"the worker sent a malformed reply ({ending[9:]})")
         return done + [failure]
+
+    def limit(self, function: str) -> float:
+        """Seconds one call of `function` may take."""
+        return self.timeouts.get(function, self.sandbox.limits.call_timeout_s)
 
     def _seen(self, results: list[CallResult], batch) -> list[CallResult]:
         """The results of the batch's first calls, each input marked changed that the inputs region
