@@ -133,9 +133,11 @@ def test_train_is_judged_by_outcome_so_a_different_but_sound_loop_passes(tmp_pat
     assert float(row["train"]) == 20
 
 
-@pytest.mark.parametrize("returned", ["W_q.tolist(), W_k.tolist(), losses", "[W_q, W_k, losses]"])
+@pytest.mark.parametrize("returned", ["W_q.tolist(), W_k.tolist(), losses", "[W_q, W_k, losses]",
+                                      "W_q, W_k, np.array(losses)[:, None]", "W_q, W_k, [np.array([x]) for x in losses]"])
 def test_train_may_return_its_matrices_and_losses_as_lists_as_the_other_parts_may(tmp_path, course, content, returned):
-    """Lists of numbers count as the arrays they spell, in train's checks as everywhere else."""
+    """Lists of numbers count as the arrays they spell, in train's checks as everywhere else; losses kept
+    as 1-element arrays (a (steps, 1) column) are the same numbers as (steps,)."""
     variant = content.reference_source.replace("return W_q, W_k, np.array(losses)", f"return {returned}")
     assert variant != content.reference_source
     row = _graded_row(tmp_path, course, variant)

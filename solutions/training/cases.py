@@ -146,12 +146,16 @@ def gradients(value, count: int) -> tuple | None:
 
 def trained(value, shape) -> tuple | None:
     """(W_q, W_k, losses) as arrays when train returned three things that spell them (arrays, or lists
-    of numbers, as the other checks accept), W_q and W_k finite and shaped like the start."""
+    of numbers, as the other checks accept), W_q and W_k finite and shaped like the start, and one loss
+    per step: a column or a row of them, (steps, 1) as a loss kept as a 1-element array gives, is the
+    same numbers."""
     if not isinstance(value, (tuple, list)) or len(value) != 3:
         return None
     W_q, W_k, losses = (as_array(v) for v in value)
     if W_q is None or W_k is None or losses is None:
         return None
+    if losses.ndim > 1 and losses.size == max(losses.shape):
+        losses = losses.reshape(-1)
     if W_q.shape != shape or W_k.shape != shape or losses.ndim != 1 or losses.size == 0:
         return None
     if not (np.all(np.isfinite(W_q)) and np.all(np.isfinite(W_k))):
