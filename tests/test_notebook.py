@@ -340,8 +340,12 @@ def test_the_answers_cell_is_read_like_answers_yaml(filled):
     assert got.text == "dot-product: 3\n" and got.problem is None and "attention.ipynb" in got.name
 
 
-def test_a_raw_cell_starting_like_the_template_is_the_answers_cell_when_metadata_is_lost(filled):
-    cells = [{**c, "metadata": {}} for c in cells_of(filled)]
+@pytest.mark.parametrize("kind", ["raw", "markdown", "code"])
+def test_a_cell_starting_like_the_template_is_the_answers_cell_when_metadata_is_lost(filled, kind):
+    """An editor without raw cells (Colab) makes the answers cell markdown or code, and may drop its metadata."""
+    cells = [{**c, "metadata": {}, **({"cell_type": kind} if c.get("cell_type") == "raw" else {})}
+             for c in cells_of(filled)]
+    assert sum(c["cell_type"] == kind and "".join(c["source"]).startswith(notebook.ANSWERS_HEADER) for c in cells) == 1
     got = notebook.answers(with_cells(cells), "attention.ipynb")
     assert got.text.startswith(notebook.ANSWERS_HEADER)
 

@@ -32,7 +32,8 @@ escape (`%timeit f(S)`, `!pip install x`) becomes `pass`, a cell magic whose bod
 The module prints one line for each, naming the cell and line, so the student's output says so.
 
 The quiz answers are the text of the cell(s) whose metadata holds `"qkv": {"answers": true}`,
-or, failing that, the raw cells that start with ANSWERS_HEADER; they read exactly as answers.yaml.
+or, failing that, the cells that start with ANSWERS_HEADER, raw as released or made markdown or code
+by an editor without raw cells; they read exactly as answers.yaml.
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ MAGICS_NOTE = "(the grader runs plain Python)"
 HELPER_BYTES = 256 << 10  # of the code cells a student added, at most this much source is parsed, all told
 ANSWERS_HEADER = "# Quiz answers"
 ANSWERS_META = "qkv"
+ANSWERS_CELL_TYPES = ("raw", "markdown", "code")  # what an editor may have made of the released raw cell
 
 
 def _defines(functions) -> re.Pattern:
@@ -305,8 +307,8 @@ def answers_cells(data: bytes, path) -> list[str]:
     name = Path(path).name
     cells = _cells(data, name)
     marked = [(n, c) for n, c in enumerate(cells, 1) if _meta(c, ANSWERS_META).get("answers") is True]
-    if not marked:
-        marked = [(n, c) for n, c in enumerate(cells, 1) if c.get("cell_type") == "raw"
+    if not marked:  # its metadata lost, and perhaps its type: Colab has no raw cells
+        marked = [(n, c) for n, c in enumerate(cells, 1) if c.get("cell_type") in ANSWERS_CELL_TYPES
                   and _source(c, n, name).lstrip().startswith(ANSWERS_HEADER)]
     return [_source(c, n, name) for n, c in marked]
 
