@@ -260,7 +260,7 @@ def test_a_symbolic_link_is_refused(tmp_path, course, assignment, ref, master):
 @pytest.mark.parametrize("qid, value, message", [
     ("dot-product", "seven", "dot-product: expected a number like 0.25, got 'seven'"),
     ("dot-product", "[1, 2]", "dot-product: expected a number like 0.25, got a list of 2"),
-    ("any-length", "'yes'", "any-length: expected true or false, got 'yes'"),
+    ("any-length", "'maybe'", "any-length: expected true or false, got 'maybe'"),
     ("query-role", "z", "query-role: expected one letter of a, b, c, d, got 'z'"),
     ("query-role", "[a]", "query-role: expected one letter of a, b, c, d, got a list of 1"),
     ("key-and-value", "[a, a]", "key-and-value: the same letter is listed twice"),
@@ -293,6 +293,26 @@ def test_letters_and_numbers_are_read_as_a_hand_writes_them(tmp_path, course, as
         elif isinstance(value, float) and not isinstance(value, bool):
             value = f"{value * 100!r}%" if i % 2 else f"{value * 4!r}/4"
         lines.append(f"{qid}: {json.dumps(value)}\n")
+    results = grade(course, assignment, ref, tmp_path, "".join(lines))
+    assert all(r.score == r.max_score for r in results.values()), [r.output for r in results.values() if r.score < r.max_score]
+
+
+def test_lists_written_in_one_line_and_quoted_booleans_are_read_as_meant(tmp_path, course, assignment, ref, master):
+    """[b, c] may be written b, c and d or "b c"; a list of numbers "0.5, 0.25"; true as "true", T or Yes."""
+    key = key_answers(master, course, assignment, ref)
+    lines, written = [], {list: 0, bool: 0}
+    for i, (qid, value) in enumerate(key.items()):
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            value = (" and ".join if i % 2 else " ".join)(value)
+            written[list] += 1
+        elif isinstance(value, list) and value and all(isinstance(v, float) for v in value):
+            value = ", ".join(repr(v) for v in value)
+            written[list] += 1
+        elif isinstance(value, bool):
+            value = ("T" if i % 2 else "true") if value else ("No." if i % 2 else "false")
+            written[bool] += 1
+        lines.append(f"{qid}: {json.dumps(value)}\n")
+    assert written[list] >= 2 and written[bool] >= 1  # the key has such questions to write so
     results = grade(course, assignment, ref, tmp_path, "".join(lines))
     assert all(r.score == r.max_score for r in results.values()), [r.output for r in results.values() if r.score < r.max_score]
 
@@ -340,7 +360,7 @@ def test_numbers_written_with_an_exponent_are_numbers(tmp_path, course, assignme
     (lambda d: d["questions"][0].update(answr="a"), "questions[0].answr: unknown key (did you mean 'answer'?)"),
     (lambda d: d["questions"][0].update(tolerance=0.1), "questions[0].tolerance: not used by a single question"),
     (lambda d: d["questions"][1].update(id="query-role"), "questions[1].id: duplicate id 'query-role'"),
-    (lambda d: d["questions"][3].update(answer="yes"), "questions[3].answer: expected true or false, got 'yes'"),
+    (lambda d: d["questions"][3].update(answer="maybe"), "questions[3].answer: expected true or false, got 'maybe'"),
     (lambda d: d["questions"][3].update(points="three"), "questions[3].points: expected a number, got 'three'"),
     (lambda d: d["questions"][5].update(text="q = {q}, k = {kk}"), "questions[5].text: {kk} names no input"),
     (lambda d: d["questions"][5].update(text="q = {q}"), "questions[5].inputs.k: drawn but never shown"),

@@ -21,6 +21,8 @@ _SLACK = 1e-9  # so that an answer exactly at the tolerance passes despite float
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _FRACTION = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))\s*/\s*(\d+\.?\d*|\.\d+)$")  # 1/4, 0.9/2
 _PERCENT = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))\s*%$")  # 25%
+_SEPARATORS = re.compile(r"\s*(?:,|;|&|\band\b|\s)\s*")  # between letters or numbers written in one line: b, c and d
+_TRUE, _FALSE = frozenset({"true", "t", "yes", "y"}), frozenset({"false", "f", "no", "n"})  # quoted, or "True."
 
 MULTIPLE_RULE = ("Scoring: with k right choices, each right choice you select earns +1/k of the points, "
                  "each wrong one you select costs 1/k, and the total never goes below 0.")
@@ -71,8 +73,16 @@ def parse_single(value, letters: str, shape: tuple) -> str:
     return _letter(value, letters)
 
 
+def _items(text: str) -> list[str]:
+    """The items of a list written in one line, without brackets or with them: "b, c and d", "[0.5 0.5]"."""
+    text = text.strip()
+    if text[:1] + text[-1:] in ("[]", "()", "{}"):
+        text = text[1:-1]
+    return [item for item in _SEPARATORS.split(text.strip()) if item]
+
+
 def parse_multiple(value, letters: str, shape: tuple) -> frozenset:
-    items = [value] if isinstance(value, str) else value
+    items = _items(value) if isinstance(value, str) else value
     if not isinstance(items, list):
         raise BadAnswer(f"expected a list of letters like [a, c], got {what(value)}")
     chosen = [_letter(item, letters) for item in items]
@@ -82,6 +92,9 @@ def parse_multiple(value, letters: str, shape: tuple) -> frozenset:
 
 
 def parse_truefalse(value, letters: str, shape: tuple) -> bool:
+    if isinstance(value, str):  # "true" in quotes, True., T
+        word = value.strip().lower().rstrip(".!")
+        value = True if word in _TRUE else False if word in _FALSE else value
     if not isinstance(value, bool):
         raise BadAnswer(f"expected true or false, got {what(value)}")
     return value
@@ -105,8 +118,11 @@ def parse_number(value, letters: str = "", shape: tuple = ()) -> float:
 
 
 def parse_array(value, letters: str, shape: tuple) -> tuple:
-    """A list of numbers (shape (n,)) or a list of rows (shape (r, c)), as nested tuples."""
+    """A list of numbers (shape (n,)) or a list of rows (shape (r, c)), as nested tuples; a list of
+    numbers may be written in one line, "0.5, 0.5" or "[0.5 0.5]"."""
     if len(shape) == 1:
+        if isinstance(value, str):
+            value = _items(value)
         if not isinstance(value, list) or len(value) != shape[0]:
             raise BadAnswer(f"expected a list of {shape[0]} numbers, got {what(value)}")
         try:
