@@ -217,8 +217,29 @@ def test_a_wrong_choice_explains_itself(tmp_path, course, assignment, ref, maste
 DEEP = "dot-product: " + "[" * 5000 + "]" * 5000 + "\n"
 
 
+def test_one_answer_that_is_not_yaml_costs_that_answer_only(tmp_path, course, assignment, ref, master):
+    """A tab, a bracket left open or `id:value` makes the file invalid YAML; the answers are then read one
+    by one, and only the one that still does not read loses its points, with the line and why."""
+    key = key_answers(master, course, assignment, ref)
+    lines = [f"{qid}: {json.dumps(value)}\n" for qid, value in key.items()]
+    broken = next(i for i, (qid, v) in enumerate(key.items()) if isinstance(v, list))
+    lines[broken] = lines[broken].rstrip()[:-1] + "\n"  # its closing bracket dropped
+    lines[0] = lines[0].replace(": ", ":", 1)  # no space after the colon
+    multi = next(i for i, (qid, v) in enumerate(key.items()) if isinstance(v, list) and i != broken)
+    qid, value = list(key.items())[multi]
+    lines[multi] = f"{qid}:\n" + "".join(f"\t- {json.dumps(v)}\n" for v in value)  # a tab before each item
+    results = grade(course, assignment, ref, tmp_path, "".join(lines) + "a stray line\n")
+    lost = results[list(key)[broken]]
+    assert lost.score == 0 and f"line {broken + 1}: {list(key)[broken]}: invalid YAML" in lost.output
+    assert all(r.score == r.max_score for q, r in results.items() if q != list(key)[broken])
+    first = results[list(key)[0]].output
+    assert "answers.yaml: invalid YAML" in first and "each answer was read on its own" in first and "skipped" in first
+    assert len(quiz.check_answers_file(tmp_path / "answers.yaml", master)) == 3
+
+
 @pytest.mark.parametrize("content, message", [
-    ("dot-product: [1, 2\nquery-role: a\n", "answers.yaml: invalid YAML at line 2"),
+    ("dot-product: [1, 2\n", "answers.yaml: invalid YAML at line 2"),
+    ("dot-product: [1, 2\nquery-role: [a\n", "answers.yaml: invalid YAML at line 2"),
     ("- a\n- b\n", "answers.yaml: expected question ids with answers"),
     (b"dot-product: caf\xe9\n", "answers.yaml: not UTF-8 text (byte 16)"),
     (b"# " + b"x" * (10 * 1024 * 1024) + b"\n", "answers.yaml: larger than 64 KiB"),

@@ -6,6 +6,7 @@ and the grader's folders are nobody's business) and, where it can, the line numb
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,10 @@ class NotSubmitted(BadAnswer):
 
 ANSWERS_FILE = "answers.yaml"
 MAX_ANSWERS_BYTES = 64 * 1024  # a full answers file is about 2 KiB
+# One answer's first line, as a hand may write it when the file as a whole is not YAML: `id: value`,
+# `id:value` or `id = value`.
+_ENTRY = re.compile(r"^([^\s#\-\[\]{}:=][^:=]*?)\s*[:=][ \t]*(.*)$")
+_INDENT = re.compile(r"^[ \t]+")
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,38 @@ def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
     return data, lines
 
 
+def _one_by_one(text: str, name: str) -> tuple[dict, dict[str, list[int]], dict[str, tuple[int, str]], list[int]]:
+    """The answers of a file that is not YAML as a whole, each read on its own: (answers by id, the lines
+    each id is on, per id the line and problem of an answer that is not YAML either, lines that are
+    not `id: answer`). An answer is its `id: ...` line and the indented or `-` lines after it, leading
+    tabs read as spaces."""
+    entries: list[tuple[int, str, list[str]]] = []
+    stray: list[int] = []
+    for number, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[0] in " \t-" and entries:  # goes on the answer above
+            entries[-1][2].append(_INDENT.sub(lambda m: m[0].replace("\t", "  "), line))
+            continue
+        match = _ENTRY.match(line)
+        if match is None:
+            stray.append(number)
+            continue
+        entries.append((number, match[1], [f"answer: {match[2]}"]))
+    data, lines, broken = {}, {}, {}
+    for number, qid, body in entries:
+        lines.setdefault(qid, []).append(number)
+        try:
+            value, _ = _load_yaml("\n".join(body) + "\n", name)
+        except BadAnswer as e:
+            broken[qid] = (number, re.sub(r" at line \d+", "", str(e).removeprefix(f"{name}: ")))
+            data.pop(qid, None)
+            continue
+        data[qid] = value.get("answer") if isinstance(value, dict) else value
+        broken.pop(qid, None)
+    return data, lines, broken, stray
+
+
 def read_answers(path: Path | Answers | None, quiz) -> Sheet:
     """Read an answers file (or answers already read, e.g. from a notebook) against a quiz.
 
@@ -143,15 +180,35 @@ def read_answers(path: Path | Answers | None, quiz) -> Sheet:
     questions = {q.id: q for q in quiz.questions}
     sheet = Sheet(name, len(questions))
     try:
-        data, key_lines = _load_yaml(_read_text(path, name), name)
+        text = _read_text(path, name)
     except BadAnswer as e:
         sheet.fatal, sheet.missing = str(e), isinstance(e, NotSubmitted)
         return sheet
+    try:
+        data, key_lines = _load_yaml(text, name)
+        whole = None if data is None or isinstance(data, dict) else \
+            f"{name}: expected question ids with answers (like `dot-product: 3`), got {what(data)}"
+    except BadAnswer as e:
+        whole = str(e)
+    broken: dict = {}
+    if whole is not None:  # one slip of the hand (a tab, a bracket left open) costs that answer only
+        data, key_lines, broken, stray = _one_by_one(text, name)
+        if not data:  # not one answer to go on with: the file is unusable as it stands
+            sheet.fatal = whole
+            return sheet
+        first = next(iter(questions))
+        sheet.note(first, f"{whole}; each answer was read on its own instead.")
+        if stray:
+            more = f" and {len(stray) - 3} more" if len(stray) > 3 else ""
+            sheet.note(first, f"{name}: line{'s' if len(stray) > 1 else ''} {', '.join(map(str, stray[:3]))}{more}: "
+                              "not `id: answer`; skipped.")
     if data is None:  # an empty file: nothing answered
         data = {}
-    if not isinstance(data, dict):
-        sheet.fatal = f"{name}: expected question ids with answers (like `dot-product: 3`), got {what(data)}"
-        return sheet
+    for qid, (number, problem) in broken.items():
+        if qid in questions:
+            sheet.problems[qid] = f"{name}: line {number}: {qid}: {problem}"
+        else:
+            data.setdefault(qid, None)  # named below as an unknown id
     for key, value in data.items():
         qid = str(key)
         at = key_lines.get(qid, [])
