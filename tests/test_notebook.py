@@ -111,6 +111,30 @@ def test_a_helper_in_a_cell_of_its_own_is_taken_without_the_rest_of_the_cell(fil
     assert printed.getvalue() == f"cell {at + 1}: its definitions are taken (EPS, _stable); the rest of it is not run\n"
 
 
+def test_values_an_added_cell_works_out_are_taken_but_not_its_demo_calls(filled):
+    """`TINY = np.finfo(float).tiny` is there for the solution cells, as in Jupyter; `O, A = attend(...)`,
+    `print(...)` and a value that needs what the notebook's setup cell made (not taken) are not run, and a
+    value that fails costs nothing else of the cell."""
+    cells = cells_of(filled)
+    at = next(i for i, c in enumerate(cells) if c.get("id") == "softmax")
+    helper = ("TINY = np.finfo(float).tiny\nLOG_TINY, ONE = (\n    np.log(TINY),\n    1.0)\n"
+              "IDS = {w: i for i, w in enumerate(['two', 'plus', 'three'])}\nMISSING = X.shape  # the setup cell's X\n"
+              "O, A = attend(X, W_q, W_k, W_v)\nshown = print(IDS)\nsoftmax = None\n"
+              "def _shift(S):\n    return S - S.max(axis=-1, keepdims=True) + LOG_TINY * 0\nAFTER = _shift\n")
+    solution = {**cells[at], "source": "def softmax(S):\n    e = np.exp(_shift(S)) * ONE\n"
+                                        "    return e / e.sum(axis=-1, keepdims=True)\n"}
+    cells[at:at + 1] = [code(helper), solution]
+    module = extract(with_cells(cells))
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(module, "attention.py", "exec"), namespace)
+    S = np.array([[1.0, 2.0, 0.5], [1000.0, 1001.0, 999.0]])
+    assert np.allclose(namespace["softmax"](S), CONTENT.reference.softmax(S))
+    assert namespace["IDS"] == {"two": 0, "plus": 1, "three": 2} and namespace["AFTER"] is namespace["_shift"]
+    assert not {"MISSING", "O", "A", "shown"} & set(namespace) and printed.getvalue().count("\n") == 1
+    assert "attend(X, W_q, W_k, W_v)\n" not in module and "print(IDS)" not in module
+
+
 def test_added_cells_are_read_only_up_to_a_bound_in_the_trusted_process(filled):
     cells = cells_of(filled)
     huge = "X = 1\n" + "def _pad():\n" + "    y = [1, 2, 3]\n" * (notebook.HELPER_BYTES // 16)

@@ -15,7 +15,9 @@ without any, the cells that define none of the functions) only definitions are t
 line where they stand: top-level `def` and `class` (but not an exercise function that a solution
 cell defines: that cell is its graded one, and a scratch experiment must not override it; one whose
 solution cell was deleted is taken), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
-the grader lacks (a plotting library) costs nothing until it is used. A helper in a cell of its
+the grader lacks (a plotting library) costs nothing until it is used. Names bound to values worked out
+with numpy's or math's functions only (`TINY = np.finfo(float).tiny`; not `O, A = attend(X, ...)`, a
+call of the student's own code, nor a plot) are taken too, each guarded, after the cell's definitions. A helper in a cell of its
 own is then there as it is in the notebook, while the cell's demo calls and plots are not run.
 Those cells are parsed here, in the trusted process, up to HELPER_BYTES of source all told: a cell
 beyond that is not taken, and the output says so.
@@ -221,18 +223,63 @@ def _constant(node) -> bool:
     return True
 
 
+_SAFE_MODULES = frozenset({"np", "numpy", "math"})  # a value may call their functions: np.sqrt, np.finfo, math.log
+_SAFE_CALLS = frozenset({"abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter", "float",
+                         "frozenset", "int", "len", "list", "map", "max", "min", "pow", "range", "reversed", "round",
+                         "set", "slice", "sorted", "str", "sum", "tuple", "zip"})
+
+
+def _names(target) -> list[str] | None:
+    """The names an assignment target binds, when it binds names only (`a`, `a, b`)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        names = [_names(t) for t in target.elts]
+        return None if None in names else [n for each in names for n in each]
+    return None
+
+
+def _root(node):
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def _computed(node) -> bool:
+    """Whether a value can be worked out without running the student's own code, a demo or a plot: it
+    calls only numpy's and math's functions (np.sqrt, np.finfo(float).tiny), methods of literals and
+    harmless builtins; not a function a cell defines (`attend(X, ...)`, `train()`), `print`, `open`
+    or `plt.subplots`. A lambda's body is not run, so not looked into."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+            return False
+        if isinstance(node, ast.Call):
+            root = _root(node.func)
+            if isinstance(node.func, ast.Name) and node.func.id not in _SAFE_CALLS:
+                return False
+            if not isinstance(node.func, ast.Name) and not (isinstance(root, ast.Constant) or (
+                    isinstance(root, ast.Name) and root.id in _SAFE_MODULES)):
+                return False
+        if not isinstance(node, ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
+    return True
+
+
 def definitions(source: str, functions) -> tuple[str, str, list[str]]:
     """What is taken of a code cell the student added (see the module docstring), but the defs of
     `functions` (those the solution cells define): (its imports, each guarded, to run before it; the
-    cell with every other line blank but those of its definitions; the names it defines), or
-    ("", "", []) when it has none or does not parse."""
+    cell with every other line blank but those of its definitions, then its names bound to values
+    worked out from others (`TINY = np.finfo(float).tiny`), each guarded and on lines of its own after
+    the cell's; the names it defines), or ("", "", []) when it has none or does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):  # a scratch cell: not the graded code
         return "", "", []
     lines = _lines(source)
     kept = [False] * len(lines)
-    imports, names, futures = [], [], []
+    imports, names, futures, computed = [], [], [], []
     for node in tree.body:
         first = node.lineno
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name not in functions:
@@ -251,13 +298,22 @@ def definitions(source: str, functions) -> tuple[str, str, list[str]]:
                 and _constant(node.value):
             names.append(node.target.id)
         else:
+            bound = ([_names(t) for t in node.targets] if isinstance(node, ast.Assign) else
+                     [_names(node.target)] if isinstance(node, ast.AnnAssign) and node.value is not None else [None])
+            if None not in bound and not {n for b in bound for n in b} & set(functions) and _computed(node.value):
+                try:  # one line, whatever its layout in the cell; guarded: it may use what the grader lacks
+                    computed.append(f"try:\n    {ast.unparse(node)}\nexcept Exception:\n    pass\n")
+                except (ValueError, RecursionError):
+                    continue
+                names += [n for b in bound for n in b]
             continue
         for i in range(first - 1, node.end_lineno):
             kept[i] = True
     if not (names or imports):
         return "", "", []
     guarded = "".join(futures) + "".join(f"try:\n    {' '.join(i.split())}\nexcept ImportError:\n    pass\n" for i in imports)
-    return guarded, "\n".join(line if keep else "" for line, keep in zip(lines, kept)) + "\n", names
+    body = "\n".join(line if keep else "" for line, keep in zip(lines, kept)) + "\n"
+    return guarded, (body.rstrip() + "\n" + "".join(computed) if computed else body), names
 
 
 def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, int]]]:
