@@ -302,9 +302,11 @@ def definitions(source: str, functions) -> tuple[str, str, list[str]]:
                      [_names(node.target)] if isinstance(node, ast.AnnAssign) and node.value is not None else [None])
             if None not in bound and not {n for b in bound for n in b} & set(functions) and _computed(node.value):
                 try:  # one line, whatever its layout in the cell; guarded: it may use what the grader lacks
-                    computed.append(f"try:\n    {ast.unparse(node)}\nexcept Exception:\n    pass\n")
-                except (ValueError, RecursionError):
+                    guarded_value = f"try:\n    {ast.unparse(node)}\nexcept Exception:\n    pass\n"
+                    ast.parse(guarded_value)  # as unparsed, it must still parse, or the cell's defs would be lost
+                except (ValueError, SyntaxError, RecursionError, MemoryError):
                     continue
+                computed.append(guarded_value)
                 names += [n for b in bound for n in b]
             continue
         for i in range(first - 1, node.end_lineno):
