@@ -100,6 +100,27 @@ def test_sandbox_cgroup_is_removed_on_close():
     assert not any(p.exists() for p in paths)
 
 
+def test_each_sandbox_has_a_processor_share_of_its_own_whatever_its_submission_starts():
+    """A submission that starts many processes, each in a session of its own (so an autogroup of its own),
+    must not starve the one graded beside it into timeouts: every process of a sandbox is in its cpu cgroup."""
+    if not (isolation.CGROUP_ROOT / isolation.CGROUP_CPU / "cpu.shares").exists():
+        pytest.skip("no cgroup v1 processor controller here")
+    source = ("import os, time\ndef f(S):\n    if os.fork() == 0:\n        os.setsid()\n        time.sleep(30)\n"
+              "    return S\n")
+    with Sandbox(Limits()) as one, Sandbox(Limits()) as two:
+        if not one.layers.cgroups:
+            pytest.skip("no cgroups (not root)")
+        with session(one, source) as s, session(two, source) as t:
+            assert s.call("f", [S]).kind == "returned" and t.call("f", [S]).kind == "returned"
+            groups = {}
+            for box in (one, two):
+                for pid in isolation.cgroup_pids(box.cgroup):
+                    cpu = next(line for line in open(f"/proc/{pid}/cgroup").read().splitlines()
+                               if line.split(":")[1].split(",").count("cpu"))
+                    groups.setdefault(box.cgroup, set()).add(cpu.split(":", 2)[2])
+    assert groups == {box.cgroup: {f"/qkv/{box.cgroup}"} for box in (one, two)}
+
+
 @pytest.mark.parametrize("tree, payload, message", [
     ([100_000, 100_000], b"", "larger than the payload"),
     ([10**9], b"", "shape is malformed"),

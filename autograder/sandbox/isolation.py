@@ -43,6 +43,11 @@ WRITABLE_DEVICES = ("/dev/null",)  # writing there keeps nothing: code may silen
 _FS_BITS_BY_ABI = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}  # number of handled fs access bits per ABI
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_CONTROLLERS = ("pids", "memory")
+# Where the processor controller is mounted, each sandbox also gets a cpu cgroup of its own: the
+# scheduler then shares the processor between sandboxes, however many processes (each its own session,
+# so its own autogroup) a submission starts, and one cannot starve the one graded beside it into
+# timeouts. Its members are the pids cgroup's, so it is not read to find them.
+CGROUP_CPU = "cpu"
 SANDBOX_UID_BASE = 61000
 
 
@@ -212,11 +217,19 @@ def drop_privileges(uid: int) -> None:
 # ---------------------------------------------------------------------------------------------
 # cgroups v1, managed by the trusted parent: one group per worker, emptied and removed after it.
 
-def cgroup_paths(name: str) -> list[Path]:
-    return [CGROUP_ROOT / c / "qkv" / name for c in CGROUP_CONTROLLERS]
+def _controllers() -> tuple[str, ...]:
+    """The controllers a sandbox's cgroups are made in: pids and memory, and cpu where it is mounted."""
+    cpu = (CGROUP_ROOT / CGROUP_CPU / "cpu.shares").exists()
+    return CGROUP_CONTROLLERS + ((CGROUP_CPU,) if cpu else ())
+
+
+def cgroup_paths(name: str, controllers=None) -> list[Path]:
+    return [CGROUP_ROOT / c / "qkv" / name for c in (controllers or _controllers())]
 
 
 def cgroup_create(name: str, *, max_pids: int, memory_bytes: int) -> list[str]:
+    """Make the sandbox's cgroups (the pids and memory ones with their limits, and the cpu one where
+    there is one, with the default share); their cgroup.procs files, for the zygote to join."""
     paths = cgroup_paths(name)
     for p in paths:
         p.mkdir(parents=True, exist_ok=True)
@@ -238,7 +251,7 @@ def cgroup_pids(name: str) -> list[int]:
 
 @functools.lru_cache(maxsize=64)
 def _cgroup_procs_files(name: str) -> tuple[str, ...]:
-    return tuple(str(p / "cgroup.procs") for p in cgroup_paths(name))
+    return tuple(str(p / "cgroup.procs") for p in cgroup_paths(name, CGROUP_CONTROLLERS))
 
 
 def cgroup_remove(name: str) -> None:
@@ -254,7 +267,7 @@ def cgroup_sweep() -> None:
 
     Names are "<pid>-<slot>"; one whose pid no longer runs is stale, and rmdir only succeeds when empty.
     """
-    for controller in CGROUP_CONTROLLERS:
+    for controller in _controllers():
         parent = CGROUP_ROOT / controller / "qkv"
         try:
             children = [p for p in parent.iterdir() if p.is_dir()]
