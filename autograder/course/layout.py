@@ -25,6 +25,7 @@ def is_valid_id(student) -> bool:
 
 # A submission
 ANSWERS_FILE = "answers.yaml"
+ANSWERS_FILES = (ANSWERS_FILE, "answers.yml")  # the names a hand-in's quiz answers may have, in order of preference
 TIMESTAMP_FILE = "timestamp.txt"
 
 # An assignment's content folder, solutions/<assignment>/

@@ -218,18 +218,46 @@ def _found(folder: Path, names: tuple[str, ...], listing: set[str] | None) -> Pa
     return alike[0] if len(alike) == 1 else None
 
 
+def _renamed(names: tuple[str, ...], listing: set[str] | None) -> list[str]:
+    """When none of `names` is there: the files that may be it under another name, as a browser or an
+    LMS renames a download or a resubmission, for the first name that has any: those whose name holds
+    its stem, with its ending (attention (1).py, attention-2.py, doe_123_attention.py,
+    Answers_final.yml); failing that, the folder's only file with its ending (hw3.py). A public test
+    file (test_attention.py) is never one. One file is the one to read; several, none is."""
+    for name in names if listing is not None else ():
+        stem, suffix = Path(name).stem.lower(), Path(name).suffix.lower()
+        ending = [f for f in sorted(listing) if f.lower().endswith(suffix) and not f.lower().startswith(("test_", "."))]
+        holding = [f for f in ending if stem in f.lower()[:-len(suffix)]]
+        if holding or len(ending) == 1:
+            return holding or ending
+    return []
+
+
 def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
-         listing: set[str] | None = None) -> tuple[Submission, str]:
-    """The submission in one folder, and '' or a line about its timestamp."""
+         listing: set[str] | None = None) -> tuple[Submission, list[str]]:
+    """The submission in one folder, and lines about what was read in place of what (a renamed file)
+    and about its timestamp."""
+    notes, problem = [], ""
     code = _found(folder, names, listing)
-    answers = _found(folder, (layout.ANSWERS_FILE,), listing)
-    problem = "" if code else f"no {' or '.join(names)} in the folder"
+    if code is None:
+        maybe = _renamed(names, listing)
+        if len(maybe) == 1:
+            code = folder / maybe[0]
+            notes.append(f"{_shown(code)}: graded as its {names[-1] if code.suffix.lower() == '.ipynb' else names[0]} "
+                         "(there is none of that name)")
+        else:
+            problem = f"no {' or '.join(names)} in the folder" + (
+                f"; {', '.join(maybe[:3])}{' ...' if len(maybe) > 3 else ''} could each be it: hand in one" if maybe else "")
+    answers = _found(folder, layout.ANSWERS_FILES, listing)
+    if answers is None and len(maybe := _renamed(layout.ANSWERS_FILES, listing)) == 1:
+        answers = folder / maybe[0]
+        notes.append(f"{_shown(answers)}: read as its {layout.ANSWERS_FILE} (there is none of that name)")
     kind = not_regular(code) if code else ""
     if kind:
         problem = f"{code.name} is {kind}, not a regular file; only regular files are read"
     when, note = handin_time(folder, listing)
     return Submission(student, code, answers, problem, handin=handin,
-                      submitted_at=deadlines.iso(when) if when else None), note
+                      submitted_at=deadlines.iso(when) if when else None), notes + ([note] if note else [])
 
 
 def _handin_folders(folder: Path, names: tuple[str, ...], listing: set[str] | None = None) -> list[Path]:
@@ -251,16 +279,16 @@ def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = 
         listing = _listing(folder)
     handins = _handin_folders(folder, names, listing)
     if not handins:
-        sub, note = _one(folder, student, names, listing=listing)
-        return [sub], [note] if note else []
+        sub, notes = _one(folder, student, names, listing=listing)
+        return [sub], notes
     subs, notes = [], []
     for path in handins:
         if not is_valid_id(path.name):
             notes.append(f"{_shown(path)}: skipped, {path.name!r} is not a usable hand-in name")
             continue
-        sub, note = _one(path, student, names, handin=path.name)
+        sub, lines = _one(path, student, names, handin=path.name)
         subs.append(sub)
-        notes += [note] if note else []
+        notes += lines
     return subs, notes
 
 

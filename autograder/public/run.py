@@ -106,10 +106,10 @@ class _Calls:
 
 def paths_to_check(target: Target, path: Path) -> tuple[Path | None, Path | None]:
     """(code to check, answers to check) for a file or a folder."""
-    answers_names = (layout.ANSWERS_FILE, "answers.yml")
+    answers_names = layout.ANSWERS_FILES
     if path.is_dir():
         code = next((path / n for n in (target.code_file, target.notebook_file) if (path / n).is_file()), None)
-        answers = path / layout.ANSWERS_FILE if target.quiz is not None and (path / layout.ANSWERS_FILE).is_file() else None
+        answers = next((path / n for n in answers_names if (path / n).is_file()), None) if target.quiz is not None else None
         if code is None and answers is None:
             raise QkvError(f"{path}: holds no {target.code_file}, {target.notebook_file} or {layout.ANSWERS_FILE}")
         return code, answers
