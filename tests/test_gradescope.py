@@ -162,6 +162,18 @@ def test_a_file_in_a_subfolder_of_the_upload_is_found(tmp_path, autograder_zip, 
     assert gradescope.run(course, assignment="attention", root=root)["score"] == 80  # 100, handed in late
 
 
+def test_an_upload_with_a_renamed_file_and_answers_yml_is_graded_as_a_folder_of_submissions_is(
+        tmp_path, autograder_zip, course, assignment, ref, reference_source):
+    from autograder.quiz import grading as quiz
+    from autograder.quiz import render as quiz_render
+    master = quiz.load_quiz(course, assignment)
+    student = METADATA["users"][0]["email"]
+    key = quiz_render.answer_key(master, quiz.variant(master, course, assignment, student, ref), student)
+    root = fake_autograder_root(tmp_path, autograder_zip, {"attention (1).py": reference_source, "answers.yml": key})
+    data = gradescope.run(course, assignment="attention", root=root)
+    assert data["score"] == pytest.approx(0.8 * 120)  # 100 and the quiz's 20, handed in late
+
+
 @pytest.mark.parametrize("metadata, student", [
     (METADATA, "ada@example.edu"),
     ({"users": [{"email": "not an email", "id": 99, "name": "X"}]}, "user-99"),

@@ -201,10 +201,18 @@ def stage_submission(submission: Path, dest: Path, names: tuple[str, ...], *, cr
         (dest / layout.TIMESTAMP_FILE).write_text(deadlines.iso(when) + "\n", encoding="utf-8")
     if not submission.is_dir():
         return
-    code = next(filter(None, (_find(submission, n) for n in names)), None)
-    for path in (code, _find(submission, layout.ANSWERS_FILE)):
-        if path is not None:
+    for wanted, endings in ((names, (".py", ".ipynb")), (layout.ANSWERS_FILES, (".yaml", ".yml"))):
+        found = next(filter(None, (_find(submission, n) for n in wanted)), None)
+        # None of that name: the upload's own files with the ending, for the grading to tell which one is
+        # it (renamed, say, or named in another case), as it does for a folder of submissions
+        for path in [found] if found is not None else _top_files(submission, endings):
             shutil.copyfile(path, dest / path.name)
+
+
+def _top_files(folder: Path, endings: tuple[str, ...]) -> list[Path]:
+    """The regular files (not links) at the top of an upload whose names end so, in any case."""
+    return sorted(p for p in folder.iterdir() if p.name.lower().endswith(endings) and not p.name.startswith(".")
+                  and p.is_file() and not p.is_symlink())
 
 
 def _apply_late_policy(data: dict, assignment, student: str) -> None:
