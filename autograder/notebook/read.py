@@ -16,7 +16,7 @@ line where they stand: top-level `def` and `class` (but not an exercise function
 cell defines: that cell is its graded one, and a scratch experiment must not override it; one whose
 solution cell was deleted is taken), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
 the grader lacks (a plotting library) costs nothing until it is used. Names bound to values worked out
-with numpy's or math's functions only (`TINY = np.finfo(float).tiny`; not `O, A = attend(X, ...)`, a
+with numpy's or math's functions only (`TINY = np.finfo(float).tiny`; not `out = solve(X)`, a
 call of the student's own code, nor a plot) are taken too, each guarded, after the cell's definitions. A helper in a cell of its
 own is then there as it is in the notebook, while the cell's demo calls and plots are not run.
 Those cells are parsed here, in the trusted process, up to HELPER_BYTES of source all told: a cell
@@ -248,7 +248,7 @@ def _root(node):
 def _computed(node) -> bool:
     """Whether a value can be worked out without running the student's own code, a demo or a plot: it
     calls only numpy's and math's functions (np.sqrt, np.finfo(float).tiny), methods of literals and
-    harmless builtins; not a function a cell defines (`attend(X, ...)`, `train()`), `print`, `open`
+    harmless builtins; not a function a cell defines (`solve(X)`), `print`, `open`
     or `plt.subplots`. A lambda's body is not run, so not looked into."""
     todo = [node]
     while todo:
