@@ -81,3 +81,29 @@ def test_a_renamed_file_is_read_when_it_is_the_only_one_that_can_be_it(tmp_path)
     assert sum("graded as its attention.py" in n for n in notes) == 3 and sum("graded as its attention.ipynb" in n
                                                                               for n in notes) == 1
     assert sum("read as its answers.yaml" in n for n in notes) == 1  # answers.yml is one of the names, not a renaming
+
+
+def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_notebook(tmp_path):
+    """The release holds attention.py and attention.ipynb, all stubs, and a blank answers.yaml: a student
+    who worked in the notebook and handed in the whole folder is graded from the notebook and its
+    answers cell, one who worked in the .py from the .py; untouched, the .py is graded, as before."""
+    import shutil
+    from autograder.grading import synthetic
+    from tests.conftest import ROOT
+    from tests.course_content import CONTENT
+    released = ROOT / "exercises" / "attention"
+    for student in ("notebook", "script", "untouched", "notebook_with_answers_yaml"):
+        shutil.copytree(released, tmp_path / student)
+    filled = synthetic.notebook_submission((released / "attention.ipynb").read_text(), CONTENT.reference_source,
+                                           "# Quiz answers\nany-length: true\n")
+    for student in ("notebook", "notebook_with_answers_yaml"):
+        (tmp_path / student / "attention.ipynb").write_text(filled)
+    (tmp_path / "notebook_with_answers_yaml" / "answers.yaml").write_text("any-length: false\n")
+    (tmp_path / "script" / "attention.py").write_text(CONTENT.reference_source)
+    subs, notes = submissions.discover(tmp_path, NAMES, "attention")
+    read = {s.student: (s.code.name, s.answers and s.answers.name) for s in subs}
+    assert read == {"notebook": ("attention.ipynb", None), "script": ("attention.py", "answers.yaml"),
+                    "untouched": ("attention.py", "answers.yaml"),
+                    "notebook_with_answers_yaml": ("attention.ipynb", "answers.yaml")}
+    assert sum("holds more of the release's stubs" in n for n in notes) == 2
+    assert sum("answers nothing, as released" in n for n in notes) == 1

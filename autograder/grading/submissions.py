@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.content import loader
+from autograder.grading import stubs
 from autograder.sandbox import wire
 from autograder.course import deadlines, layout
 from autograder.course.config import Assignment, Course
@@ -252,12 +253,29 @@ def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
     if answers is None and len(maybe := _renamed(layout.ANSWERS_FILES, listing)) == 1:
         answers = folder / maybe[0]
         notes.append(f"{_shown(answers)}: read as its {layout.ANSWERS_FILE} (there is none of that name)")
+    notebook = folder / names[-1] if code is not None and len(names) > 1 and code.name == names[0] \
+        and _present(folder, names[-1], listing) and not not_regular(folder / names[-1]) else None
+    if notebook is not None and _worked_in(notebook, code):  # the whole released folder, worked in the notebook
+        notes.append(f"{_shown(notebook)}: graded, not {code.name} beside it, which holds more of the release's stubs")
+        code = notebook
+        if answers is not None and stubs.answers_nothing(answers, STUB_READ_LIMIT):
+            notes.append(f"{_shown(answers)}: answers nothing, as released: the notebook's answers cell is read")
+            answers = None
     kind = not_regular(code) if code else ""
     if kind:
         problem = f"{code.name} is {kind}, not a regular file; only regular files are read"
     when, note = handin_time(folder, listing)
     return Submission(student, code, answers, problem, handin=handin,
                       submitted_at=deadlines.iso(when) if when else None), notes + ([note] if note else [])
+
+
+STUB_READ_LIMIT = 4 << 20  # of a file read only to choose between two, at most this much (limits are the course's)
+
+
+def _worked_in(notebook: Path, script: Path) -> bool:
+    """Whether the notebook, not the .py beside it, holds the work: it has fewer stubs left."""
+    left = stubs.in_file(notebook, 16 * STUB_READ_LIMIT), stubs.in_file(script, STUB_READ_LIMIT)
+    return None not in left and left[0] < left[1]
 
 
 def _handin_folders(folder: Path, names: tuple[str, ...], listing: set[str] | None = None) -> list[Path]:

@@ -202,10 +202,11 @@ def stage_submission(submission: Path, dest: Path, names: tuple[str, ...], *, cr
     if not submission.is_dir():
         return
     for wanted, endings in ((names, (".py", ".ipynb")), (layout.ANSWERS_FILES, (".yaml", ".yml"))):
-        found = next(filter(None, (_find(submission, n) for n in wanted)), None)
-        # None of that name: the upload's own files with the ending, for the grading to tell which one is
-        # it (renamed, say, or named in another case), as it does for a folder of submissions
-        for path in [found] if found is not None else _top_files(submission, endings):
+        found = [p for p in (_find(submission, n) for n in wanted) if p is not None]
+        # Every file of those names (the grading tells which holds the work, as it does for a folder of
+        # submissions: a notebook beside the release's stub .py, say); none: the upload's own files with
+        # the ending, for the grading to tell which one is it (renamed, or named in another case)
+        for path in found or _top_files(submission, endings):
             shutil.copyfile(path, dest / path.name)
 
 

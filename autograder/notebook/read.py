@@ -360,6 +360,20 @@ def extract_code(data: bytes, path, functions) -> bytes:
     return extract(data, path, functions)[0]
 
 
+def stubs_left(data: bytes, path) -> int | None:
+    """How many functions of the solution cells (of every code cell, without solution metadata) are
+    still the release's stubs (see grading/stubs.py); None when it is not a notebook."""
+    from autograder.grading import stubs  # noqa: PLC0415
+    name = Path(path).name
+    try:
+        cells = _cells(data, name)
+        code = [(n, c) for n, c in enumerate(cells, 1) if c.get("cell_type") == "code"]
+        solution = [(n, c) for n, c in code if is_solution(c)] or code
+        return sum(stubs.count(_source(c, n, name)) or 0 for n, c in solution)
+    except QkvError:
+        return None
+
+
 def answers_cells(data: bytes, path) -> list[str]:
     """The sources of the quiz answers cell(s), in notebook order; empty when there is none."""
     name = Path(path).name

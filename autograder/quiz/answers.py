@@ -14,7 +14,7 @@ import yaml
 
 from autograder.errors import did_you_mean
 from autograder.quiz import flat_yaml
-from autograder.quiz.kinds import BadAnswer, parse, what
+from autograder.quiz.kinds import BadAnswer, is_blank, parse, what
 
 
 class NotSubmitted(BadAnswer):
@@ -169,6 +169,18 @@ def _one_by_one(text: str, name: str) -> tuple[dict, dict[str, list[int]], dict[
         data[qid] = value.get("answer") if isinstance(value, dict) else value
         broken.pop(qid, None)
     return data, lines, broken, stray
+
+
+def answered(text: str) -> int | None:
+    """How many ids of an answers text have an answer, without a quiz to check them against; None
+    when the text is not a mapping of ids to answers."""
+    try:
+        data, _ = _load_yaml(text, ANSWERS_FILE)
+    except BadAnswer:
+        return None
+    if data is None:
+        return 0
+    return sum(not is_blank(value) for value in data.values()) if isinstance(data, dict) else None
 
 
 def read_answers(path: Path | Answers | None, quiz) -> Sheet:

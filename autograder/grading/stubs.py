@@ -1,0 +1,64 @@
+"""How much of a hand-in is still the release's stub: which of two files beside each other holds the work.
+
+The released folder holds both `attention.py` and `attention.ipynb`, each with every function a stub
+(`raise NotImplementedError()` where the solution goes), and a blank `answers.yaml`. A student who
+works in the notebook and hands in the whole folder leaves the .py and the answers file as they
+were released; grading those would give 0 for work that is there.
+
+Everything here reads untrusted files in the trusted process: parsing is bounded by the callers'
+size limits, and anything that does not parse counts as work (never as a stub).
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from autograder.errors import QkvError
+
+
+def _is_stub(fn: ast.FunctionDef) -> bool:
+    """A body of nothing but `raise NotImplementedError(...)` (after a docstring, comments aside)."""
+    body = fn.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+
+
+def count(source: str) -> int | None:
+    """The top-level functions of `source` that are stubs; None when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return sum(isinstance(node, ast.FunctionDef) and _is_stub(node) for node in tree.body)
+
+
+def in_file(path: Path, limit: int) -> int | None:
+    """The stubs left in a .py file or in a notebook's solution cells (None when unreadable)."""
+    from autograder.grading.submissions import is_notebook, read_limited  # noqa: PLC0415 - they import this module
+    try:
+        data = read_limited(path, limit)
+    except QkvError:
+        return None
+    if is_notebook(path):
+        from autograder.notebook import read as notebook  # noqa: PLC0415
+        return notebook.stubs_left(data, path)
+    try:
+        return count(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
+
+
+def answers_nothing(path: Path, limit: int) -> bool:
+    """Whether an answers file answers no question (as released: every id, and nothing after it)."""
+    from autograder.grading.submissions import read_limited  # noqa: PLC0415
+    from autograder.quiz.answers import answered  # noqa: PLC0415
+    try:
+        text = read_limited(path, limit).decode("utf-8-sig")
+    except (QkvError, UnicodeDecodeError):
+        return False
+    return answered(text) == 0
