@@ -65,17 +65,19 @@ def test_a_renamed_file_is_read_when_it_is_the_only_one_that_can_be_it(tmp_path)
     layout = {"browser": ["attention (1).py", "answers (2).yaml"], "lms": ["doe_123_attention.py", "answers.yml"],
               "only_py": ["hw3.py", "test_attention.py", "notes.txt"], "notebook": ["Attention-final.ipynb"],
               "two": ["attention-1.py", "attention-2.py"], "yaml_wins": ["attention.py", "answers.yml", "answers.yaml"],
-              "none": ["attention.py.txt", "test_attention.py"]}
+              "none": ["attention.py.txt", "test_attention.py"], "blank_yaml": ["attention.py", "answers.yaml", "answers.yml"]}
     for student, files in layout.items():
         (tmp_path / student).mkdir()
         for name in files:
             (tmp_path / student / name).write_text("x = 1\n")
+    (tmp_path / "blank_yaml" / "answers.yaml").write_text("x:\ny: []\n")  # as released: ids, no answers
     subs, notes = submissions.discover(tmp_path, NAMES, "attention")
     found = {s.student: s for s in subs}
     read = {k: (s.code and s.code.name, s.answers and s.answers.name) for k, s in found.items()}
     assert read == {"browser": ("attention (1).py", "answers (2).yaml"), "lms": ("doe_123_attention.py", "answers.yml"),
                     "only_py": ("hw3.py", None), "notebook": ("Attention-final.ipynb", None), "two": (None, None),
-                    "yaml_wins": ("attention.py", "answers.yaml"), "none": (None, None)}
+                    "yaml_wins": ("attention.py", "answers.yaml"), "none": (None, None),
+                    "blank_yaml": ("attention.py", "answers.yml")}
     assert found["two"].problem == ("no attention.py or attention.ipynb in the folder; attention-1.py, attention-2.py "
                                     "could each be it: hand in one")
     assert sum("graded as its attention.py" in n for n in notes) == 3 and sum("graded as its attention.ipynb" in n

@@ -250,6 +250,9 @@ def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
             problem = f"no {' or '.join(names)} in the folder" + (
                 f"; {', '.join(maybe[:3])}{' ...' if len(maybe) > 3 else ''} could each be it: hand in one" if maybe else "")
     answers = _found(folder, layout.ANSWERS_FILES, listing)
+    if answers is not None and answers.name == layout.ANSWERS_FILE and _present(folder, layout.ANSWERS_FILES[1], listing) \
+            and stubs.answers_nothing(answers, STUB_READ_LIMIT):  # the released blank file, the answers beside it
+        answers = folder / layout.ANSWERS_FILES[1]
     if answers is None and len(maybe := _renamed(layout.ANSWERS_FILES, listing)) == 1:
         answers = folder / maybe[0]
         notes.append(f"{_shown(answers)}: read as its {layout.ANSWERS_FILE} (there is none of that name)")
