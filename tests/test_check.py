@@ -33,6 +33,14 @@ def test_syntax_error_is_one_line_with_its_line_number(tmp_path, capsys, course)
     assert "Traceback" not in out + err
 
 
+def test_a_file_whose_coding_line_says_latin_1_is_read_as_python_reads_it(tmp_path, capsys, course, assignment):
+    path = tmp_path / "attention.py"
+    source = course.path(assignment.source).read_text()
+    path.write_bytes(("# -*- coding: latin-1 -*-\n# café\n" + source).encode("latin-1"))
+    code, out, _ = run_check(capsys, course, path)
+    assert code == 0 and "5 of 5 functions pass" in out
+
+
 def test_non_utf8_file_is_one_clear_line(tmp_path, capsys, course):
     path = tmp_path / "attention.py"
     path.write_bytes(b"# caf\xe9\n")

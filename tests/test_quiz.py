@@ -1,4 +1,5 @@
 """The quiz: YAML master, per-student variants, untrusted answers.yaml, release and CLI."""
+import codecs
 import copy
 import dataclasses
 import json
@@ -241,7 +242,7 @@ def test_one_answer_that_is_not_yaml_costs_that_answer_only(tmp_path, course, as
     ("dot-product: [1, 2\n", "answers.yaml: invalid YAML at line 2"),
     ("dot-product: [1, 2\nquery-role: [a\n", "answers.yaml: invalid YAML at line 2"),
     ("- a\n- b\n", "answers.yaml: expected question ids with answers"),
-    (b"dot-product: caf\xe9\n", "answers.yaml: not UTF-8 text (byte 16)"),
+    (b"dot-product: 3\x81\n", "answers.yaml: not UTF-8 text (byte 14)"),
     (b"# " + b"x" * (10 * 1024 * 1024) + b"\n", "answers.yaml: larger than 64 KiB"),
     ("dot-product: !!python/object/apply:os.system [echo hi]\n", "answers.yaml: invalid YAML"),
     (DEEP, "answers.yaml: invalid YAML"),
@@ -335,6 +336,18 @@ def test_lists_written_in_one_line_and_quoted_booleans_are_read_as_meant(tmp_pat
         lines.append(f"{qid}: {json.dumps(value)}\n")
     assert written[list] >= 2 and written[bool] >= 1  # the key has such questions to write so
     results = grade(course, assignment, ref, tmp_path, "".join(lines))
+    assert all(r.score == r.max_score for r in results.values()), [r.output for r in results.values() if r.score < r.max_score]
+
+
+@pytest.mark.parametrize("encode", [
+    lambda text: ("# réponses\n" + text).encode("cp1252"),  # an accent in a comment, saved by an old Windows editor
+    lambda text: ("# réponses\n" + text).encode("utf-16"),  # PowerShell's `>`: UTF-16 with its byte-order mark
+    lambda text: codecs.BOM_UTF8 + text.encode("utf-8"),
+])
+def test_answers_saved_in_a_windows_encoding_are_read(tmp_path, course, assignment, ref, master, encode):
+    key = key_answers(master, course, assignment, ref)
+    text = "".join(f"{qid}: {json.dumps(value)}\n" for qid, value in key.items())
+    results = grade(course, assignment, ref, tmp_path, encode(text))
     assert all(r.score == r.max_score for r in results.values()), [r.output for r in results.values() if r.score < r.max_score]
 
 

@@ -56,9 +56,9 @@ def in_file(path: Path, limit: int) -> int | None:
 def answers_nothing(path: Path, limit: int) -> bool:
     """Whether an answers file answers no question (as released: every id, and nothing after it)."""
     from autograder.grading.submissions import read_limited  # noqa: PLC0415
-    from autograder.quiz.answers import answered  # noqa: PLC0415
+    from autograder.quiz.answers import BadAnswer, answered, decoded  # noqa: PLC0415
     try:
-        text = read_limited(path, limit).decode("utf-8-sig")
-    except (QkvError, UnicodeDecodeError):
+        text = decoded(read_limited(path, limit), path.name)
+    except (QkvError, BadAnswer):
         return False
     return answered(text) == 0

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import stat
+import tokenize
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -128,10 +130,13 @@ def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]
         # The worker names lines by cell with this map ("cell 7 (score), line 3"), as the student sees them.
         return {entry: data, wire.CELL_MAP_FILE: json.dumps(starts).encode()}
     data = _read_bytes(path, limit)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise QkvError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
+    try:  # UTF-8, or what a coding line (PEP 263: `# -*- coding: latin-1 -*-`) says, as Python reads it
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as e:
+        where = f" (byte {e.start})" if isinstance(e, UnicodeDecodeError) else ""
+        raise QkvError(f"{path}: not UTF-8 text{where}, and no coding line says what it is; save the file as UTF-8") \
+            from None
     return {entry: data}
 
 

@@ -5,6 +5,7 @@ and the grader's folders are nobody's business) and, where it can, the line numb
 """
 from __future__ import annotations
 
+import codecs
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -91,10 +92,25 @@ def _read_text(path: Path | Answers | None, name: str) -> str:
         raise BadAnswer(f"{name}: cannot be read ({e.strerror})") from None
     if len(raw) > MAX_ANSWERS_BYTES:
         raise BadAnswer(f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; an answers file is a few lines")
+    return decoded(raw, name)
+
+
+def decoded(raw: bytes, name: str) -> str:
+    """The text of an answers file: UTF-8 (a byte-order mark from a Windows editor is fine), or UTF-16
+    with its mark (what PowerShell's `>` writes), or else, when it is not UTF-8, Windows' own code page
+    (an accent in a comment, saved by an old editor): the ids and answers are ASCII in every one."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise BadAnswer(f"{name}: not UTF-16 text, as its first bytes say; save it as UTF-8") from None
     try:
-        return raw.decode("utf-8-sig")  # -sig: a byte-order mark from a Windows editor is fine
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise BadAnswer(f"{name}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+        try:
+            return raw.decode("cp1252")
+        except UnicodeDecodeError:
+            raise BadAnswer(f"{name}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
 
 
 def read_ahead(source: Path | Answers | None) -> Answers | None:
