@@ -212,3 +212,34 @@ def test_train_has_its_own_call_limit_and_the_other_functions_keep_the_course_on
     assert float(rows["slow_softmax_backward"]["softmax_backward"]) == 0
     tests = json.loads((tmp_path / "out" / "results" / "slow_softmax_backward.json").read_text())["tests"]
     assert any("softmax_backward() did not return within 0.3 s" in t.get("output", "") for t in tests)
+
+
+def test_weights_that_overflow_cost_their_student_the_checks_not_the_run_its_page_or_the_next_student(
+        tmp_path, course, content):
+    """train() returning weights of 1e300 gives a read-out that is not a number: the feedback page says
+    so (it used to format None and end the whole run with a traceback, no gradebook written)."""
+    huge = content.reference_source.replace("return W_q, W_k, np.array(losses)", "return W_q * 1e300, W_k * -1e300, np.array(losses)")
+    assert huge != content.reference_source
+    for student, source in {"a_huge": huge, "b_honest": content.reference_source}.items():
+        (tmp_path / "subs" / student).mkdir(parents=True)
+        (tmp_path / "subs" / student / "training.py").write_text(source)
+    assert main(["grade", str(tmp_path / "subs"), "--course", str(course.root), "--assignment", "training",
+                 "--out", str(tmp_path / "out"), "--quiet", "--weak-sandbox", "--jobs", "1"]) == 0
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "out" / "gradebook.csv").open())}
+    assert float(rows["a_huge"]["train"]) < 20 and float(rows["b_honest"]["train"]) == 20
+    page = (tmp_path / "out" / "feedback" / "a_huge.html").read_text()
+    assert "Reads out no finite number" in page and "could not be drawn" not in page
+
+
+def test_a_page_whose_figures_fail_is_written_without_them_and_the_grader_is_told(tmp_path, course, monkeypatch):
+    from autograder.content import loader as loader_mod
+    from autograder.reports import outputs
+    from autograder.grading.results import StudentResult
+    training = course.assignment("training")
+    shares = outputs.PerStudent(course, training, tmp_path)
+    monkeypatch.setattr(type(shares.content), "feedback_section", lambda *a: 1 / 0)
+    row, _ = shares(StudentResult("s1", (), tuple(p.id for p in training.parts), "graded", ""))
+    page = (tmp_path / "feedback" / "s1.html").read_text()
+    assert row[0] == "s1" and "could not be drawn (ZeroDivisionError)" in page
+    assert shares.errors == ["feedback page of s1: ZeroDivisionError: division by zero"]
+    assert loader_mod  # the content class patched above is the loader's

@@ -113,6 +113,8 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=
             done_shares[result.student] = shares(written.read_back())
 
     errors = run_suites(ctx, chunk, on_result)
+    if shares is not None:
+        errors, shares.errors = errors + shares.errors, []
     return done, errors, done_shares
 
 

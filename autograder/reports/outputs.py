@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.content import loader
+from autograder.content import figures, loader
 from autograder.course import layout
 from autograder.grading import gradebook, overrides as overrides_mod
 from autograder.grading.results import atomic_write
@@ -25,16 +25,28 @@ class PerStudent:
         self.course, self.assignment, self.out, self.pages = course, assignment, Path(out), pages
         self.content = loader.load(course, assignment) if pages else None
         self.adjust = overrides_mod.load(course, assignment)
+        self.errors: list[str] = []  # grader errors met drawing pages: bugs to report, never the run's end
 
     def __call__(self, result) -> tuple[list[str], class_report.Brief]:
         """(gradebook row as for a student on the roster, brief) of one result as grading wrote it."""
         course, assignment = self.course, self.assignment
         result = overrides_mod.apply(result, self.adjust, assignment)
         if self.pages:
-            section = self.content.feedback_section(result.recorded, course.tolerance)
-            atomic_write(self.out / layout.FEEDBACK_DIR / f"{result.student}.html",
-                         feedback.render(course, assignment, result, section))
+            atomic_write(self.out / layout.FEEDBACK_DIR / f"{result.student}.html", self._page(result))
         return gradebook.row(assignment, result), class_report.Brief.of(result, assignment)
+
+    def _page(self, result) -> str:
+        """The student's feedback page. What the content draws comes from the student's values: should
+        drawing them fail, the page goes without the drawing (and the grader is told), never the run."""
+        course, assignment = self.course, self.assignment
+        try:
+            section = self.content.feedback_section(result.recorded, course.tolerance)
+            return feedback.render(course, assignment, result, section)
+        except Exception as e:  # noqa: BLE001 - a bug in the content's figures; the grades stand
+            self.errors.append(f"feedback page of {result.student}: {type(e).__name__}: {e}"[:300])
+            note = figures.Note(f"This part of your page could not be drawn ({type(e).__name__}); your grades "
+                                "below are not affected. Tell your instructor.")
+            return feedback.render(course, assignment, result, figures.Section("Figures", "", (note,)))
 
 
 def write(course, assignment, out: Path, students: list[str], *, pages: bool = True,

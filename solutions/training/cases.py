@@ -201,5 +201,5 @@ def training_summary(ref, value, shape, points: int = 500) -> dict | None:
     prediction, row = ref.predict(EXAMPLE, W_q, W_k)
     step = max(1, -(-losses.size // points))
     curve = [float(f"{x:.6g}") if np.isfinite(x) else None for x in losses[::step]]
-    return {"losses": curve, "every": step, "plus_row": [round(float(w), 4) for w in row],
-            "prediction": round(prediction, 4)}
+    finite = lambda x: round(float(x), 4) if np.isfinite(x) else None  # noqa: E731 - weights may overflow
+    return {"losses": curve, "every": step, "plus_row": [finite(w) for w in row], "prediction": finite(prediction)}

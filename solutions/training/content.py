@@ -128,7 +128,8 @@ def feedback_section(recorded: dict, worked, tolerance) -> Section:
             "the train checks below say why."), ref_curve, ref_row))
     curve = Curve("Your loss", tuple(mine["losses"]), xlabel="step", ylabel="mean loss", log=True,
                   every=mine["every"], alt="Your training loss")
-    row = Matrix("Yours, trained", np.array([mine["plus_row"]]), ("plus",), tokens,
-                 caption=f"Reads out {mine['prediction']:.3f} for 'two plus three' (the sum is 5).",
-                 alt="Your trained row of 'plus'")
+    prediction = mine.get("prediction")
+    reads = f"Reads out {prediction:.3f}" if isinstance(prediction, (int, float)) else "Reads out no finite number"
+    row = Matrix("Yours, trained", np.array([mine["plus_row"]], dtype=float), ("plus",), tokens,
+                 caption=f"{reads} for 'two plus three' (the sum is 5).", alt="Your trained row of 'plus'")
     return Section("How “plus” learned", INTRO, (curve, ref_curve, row, ref_row))
