@@ -239,28 +239,40 @@ def _renamed(names: tuple[str, ...], listing: set[str] | None) -> list[str]:
     return []
 
 
-def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
-         listing: set[str] | None = None) -> tuple[Submission, list[str]]:
-    """The submission in one folder, and lines about what was read in place of what (a renamed file)
-    and about its timestamp."""
-    notes, problem = [], ""
+def _code_file(folder: Path, names: tuple[str, ...], listing: set[str] | None) -> tuple[Path | None, str, list[str]]:
+    """(the code to grade or None, why there is none, lines about a renamed file read in its place)."""
     code = _found(folder, names, listing)
-    if code is None:
-        maybe = _renamed(names, listing)
-        if len(maybe) == 1:
-            code = folder / maybe[0]
-            notes.append(f"{_shown(code)}: graded as its {names[-1] if code.suffix.lower() == '.ipynb' else names[0]} "
-                         "(there is none of that name)")
-        else:
-            problem = f"no {' or '.join(names)} in the folder" + (
-                f"; {', '.join(maybe[:3])}{' ...' if len(maybe) > 3 else ''} could each be it: hand in one" if maybe else "")
+    if code is not None:
+        return code, "", []
+    maybe = _renamed(names, listing)
+    if len(maybe) == 1:
+        code = folder / maybe[0]
+        return code, "", [f"{_shown(code)}: graded as its {names[-1] if code.suffix.lower() == '.ipynb' else names[0]} "
+                          "(there is none of that name)"]
+    others = f"; {', '.join(maybe[:3])}{' ...' if len(maybe) > 3 else ''} could each be it: hand in one" if maybe else ""
+    return None, f"no {' or '.join(names)} in the folder{others}", []
+
+
+def _answers_file(folder: Path, listing: set[str] | None) -> tuple[Path | None, list[str]]:
+    """(the quiz answers file or None, lines about a renamed one read in its place); a blank answers.yaml
+    (as released) gives way to an answers.yml beside it."""
     answers = _found(folder, layout.ANSWERS_FILES, listing)
     if answers is not None and answers.name == layout.ANSWERS_FILE and _present(folder, layout.ANSWERS_FILES[1], listing) \
-            and stubs.answers_nothing(answers, STUB_READ_LIMIT):  # the released blank file, the answers beside it
-        answers = folder / layout.ANSWERS_FILES[1]
+            and stubs.answers_nothing(answers, STUB_READ_LIMIT):
+        return folder / layout.ANSWERS_FILES[1], []
     if answers is None and len(maybe := _renamed(layout.ANSWERS_FILES, listing)) == 1:
         answers = folder / maybe[0]
-        notes.append(f"{_shown(answers)}: read as its {layout.ANSWERS_FILE} (there is none of that name)")
+        return answers, [f"{_shown(answers)}: read as its {layout.ANSWERS_FILE} (there is none of that name)"]
+    return answers, []
+
+
+def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
+         listing: set[str] | None = None) -> tuple[Submission, list[str]]:
+    """The submission in one folder, and lines about what was read in place of what (a renamed file, the
+    notebook beside the release's .py) and about its timestamp."""
+    code, problem, notes = _code_file(folder, names, listing)
+    answers, more = _answers_file(folder, listing)
+    notes += more
     notebook = folder / names[-1] if code is not None and len(names) > 1 and code.name == names[0] \
         and _present(folder, names[-1], listing) and not not_regular(folder / names[-1]) else None
     if notebook is not None and _worked_in(notebook, code):  # the whole released folder, worked in the notebook
