@@ -351,6 +351,16 @@ def test_answers_saved_in_a_windows_encoding_are_read(tmp_path, course, assignme
     assert all(r.score == r.max_score for r in results.values()), [r.output for r in results.values() if r.score < r.max_score]
 
 
+@pytest.mark.parametrize("shape", ["- {qid}: {value}\n", "  {qid}: {value}\n"])
+def test_answers_written_as_a_list_of_items_or_under_one_heading_are_read(tmp_path, course, assignment, ref, master,
+                                                                          shape):
+    key = key_answers(master, course, assignment, ref)
+    text = ("answers:\n" if shape.startswith(" ") else "") + "".join(
+        shape.format(qid=qid, value=json.dumps(value)) for qid, value in key.items())
+    results = grade(course, assignment, ref, tmp_path, text)
+    assert all(r.score == r.max_score for r in results.values()), [r.output for r in results.values() if r.score < r.max_score]
+
+
 def test_an_unknown_id_is_named_with_the_likely_question(tmp_path, course, assignment, ref, master):
     key = key_answers(master, course, assignment, ref)
     key["dot-prodcut"] = key.pop("dot-product")

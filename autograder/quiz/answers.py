@@ -199,6 +199,21 @@ def answered(text: str) -> int | None:
     return sum(not is_blank(value) for value in data.values()) if isinstance(data, dict) else None
 
 
+def _unwrapped(data, questions):
+    """The answers as one mapping when they were written another way that says the same: a list of
+    `- id: answer` items, or every answer under one heading (`answers:`) that is no question's id."""
+    if isinstance(data, list) and data and all(isinstance(item, dict) and len(item) == 1 for item in data):
+        merged: dict = {}
+        for item in data:
+            merged.update(item)
+        return merged
+    if isinstance(data, dict) and len(data) == 1:
+        (key, inner), = data.items()
+        if str(key) not in questions and isinstance(inner, dict) and any(str(k) in questions for k in inner):
+            return inner
+    return data
+
+
 def read_answers(path: Path | Answers | None, quiz) -> Sheet:
     """Read an answers file (or answers already read, e.g. from a notebook) against a quiz.
 
@@ -214,6 +229,7 @@ def read_answers(path: Path | Answers | None, quiz) -> Sheet:
         return sheet
     try:
         data, key_lines = _load_yaml(text, name)
+        data = _unwrapped(data, questions)
         whole = None if data is None or isinstance(data, dict) else \
             f"{name}: expected question ids with answers (like `dot-product: 3`), got {what(data)}"
     except BadAnswer as e:
