@@ -303,15 +303,16 @@ def test_a_wrong_type_costs_that_question_only(tmp_path, course, assignment, ref
 
 
 def test_letters_and_numbers_are_read_as_a_hand_writes_them(tmp_path, course, assignment, ref, master):
-    """(b), b) and B. are the letter b; 1/4 and 25% are 0.25: every question still scores in full."""
+    """(b), b), B. and the choice's line copied from the quiz are the letter b; 1/4 and 25% are 0.25: every
+    question still scores in full."""
     key = key_answers(master, course, assignment, ref)
-    forms = [lambda v: f"({v})", lambda v: f"{v})", lambda v: f"{v.upper()}."]
+    forms = [lambda v: f"({v})", lambda v: f"{v})", lambda v: f"{v.upper()}.", lambda v: f"{v}) The text of that choice"]
     lines = []
     for i, (qid, value) in enumerate(key.items()):
         if isinstance(value, str):
-            value = forms[i % 3](value)
+            value = forms[i % 4](value)
         elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            value = [forms[(i + j) % 3](v) for j, v in enumerate(value)]
+            value = [forms[(i + j) % 4](v) for j, v in enumerate(value)]
         elif isinstance(value, float) and not isinstance(value, bool):
             value = f"{value * 100!r}%" if i % 2 else f"{value * 4!r}/4"
         lines.append(f"{qid}: {json.dumps(value)}\n")

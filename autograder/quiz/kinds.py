@@ -60,12 +60,19 @@ def is_blank(value) -> bool:
     return value is None or value == "" or value == []
 
 
+_CHOICE_LINE = re.compile(r"^\(?([a-jA-J])[).:]\s+\S")  # a choice copied whole from the quiz: "c) It describes ..."
+
+
 def _letter(value, letters: str) -> str:
-    """One choice's letter, as written or as a list marks it: b, B, (b), b) or b."""
+    """One choice's letter, as written or as a list marks it: b, B, (b), b) or b., or the choice's line
+    copied from the quiz ("b) It describes ...")."""
     if isinstance(value, str):
         letter = value.strip().lower().removeprefix("(").rstrip(").:").strip()
         if len(letter) == 1 and letter in letters:
             return letter
+        copied = _CHOICE_LINE.match(value.strip())
+        if copied and copied[1].lower() in letters:
+            return copied[1].lower()
     raise BadAnswer(f"expected one letter of {', '.join(letters)}, got {what(value)}")
 
 
