@@ -238,6 +238,13 @@ def test_one_answer_that_is_not_yaml_costs_that_answer_only(tmp_path, course, as
     assert len(quiz.check_answers_file(tmp_path / "answers.yaml", master)) == 3
 
 
+def test_an_answer_typed_on_the_line_below_its_id_is_its_answer(tmp_path, course, assignment, ref, master):
+    key = key_answers(master, course, assignment, ref)
+    text = "".join(f"{qid}:\n{json.dumps(value)}\n" for qid, value in key.items())
+    results = grade(course, assignment, ref, tmp_path, text)
+    assert all(r.score == r.max_score for r in results.values()), [r.output for r in results.values() if r.score < r.max_score]
+
+
 @pytest.mark.parametrize("content, message", [
     ("dot-product: [1, 2\n", "answers.yaml: invalid YAML at line 2"),
     ("dot-product: [1, 2\nquery-role: [a\n", "answers.yaml: invalid YAML at line 2"),

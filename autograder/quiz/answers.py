@@ -159,7 +159,8 @@ def _one_by_one(text: str, name: str) -> tuple[dict, dict[str, list[int]], dict[
     """The answers of a file that is not YAML as a whole, each read on its own: (answers by id, the lines
     each id is on, per id the line and problem of an answer that is not YAML either, lines that are
     not `id: answer`). An answer is its `id: ...` line and the indented or `-` lines after it, leading
-    tabs read as spaces."""
+    tabs read as spaces; an `id:` line with nothing after it takes the plain line below as its answer
+    (the answer typed on the next line)."""
     entries: list[tuple[int, str, list[str]]] = []
     stray: list[int] = []
     for number, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
@@ -169,6 +170,9 @@ def _one_by_one(text: str, name: str) -> tuple[dict, dict[str, list[int]], dict[
             entries[-1][2].append(_INDENT.sub(lambda m: m[0].replace("\t", "  "), line))
             continue
         match = _ENTRY.match(line)
+        if match is None and entries and entries[-1][2] == ["answer: "]:  # `id:`, then its answer on the next line
+            entries[-1][2][0] += line.strip()
+            continue
         if match is None:
             stray.append(number)
             continue
