@@ -328,7 +328,8 @@ def test_letters_and_numbers_are_read_as_a_hand_writes_them(tmp_path, course, as
 
 
 def test_lists_written_in_one_line_and_quoted_booleans_are_read_as_meant(tmp_path, course, assignment, ref, master):
-    """[b, c] may be written b, c and d or "b c"; a list of numbers "0.5, 0.25"; true as "true", T or Yes."""
+    """[b, c] may be written b, c and d or "b c"; a list of numbers "0.5, 0.25"; a matrix "0.5 0.5; 0.1 0.9";
+    true as "true", T or Yes."""
     key = key_answers(master, course, assignment, ref)
     lines, written = [], {list: 0, bool: 0}
     for i, (qid, value) in enumerate(key.items()):
@@ -337,6 +338,9 @@ def test_lists_written_in_one_line_and_quoted_booleans_are_read_as_meant(tmp_pat
             written[list] += 1
         elif isinstance(value, list) and value and all(isinstance(v, float) for v in value):
             value = ", ".join(repr(v) for v in value)
+            written[list] += 1
+        elif isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+            value = "; ".join(" ".join(repr(x) for x in row) for row in value)  # a matrix, row after row
             written[list] += 1
         elif isinstance(value, bool):
             value = ("T" if i % 2 else "true") if value else ("No." if i % 2 else "false")

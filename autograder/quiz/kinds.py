@@ -136,6 +136,10 @@ def parse_array(value, letters: str, shape: tuple) -> tuple:
             return tuple(parse_number(x) for x in value)
         except BadAnswer as e:
             raise BadAnswer(f"{e} in the list") from None
+    if isinstance(value, str):  # written as numbers, row after row: "0.5 0.5; 0.1 0.9", or one row a line
+        items = _items(value.replace("[", " ").replace("]", " "))
+        if len(items) == shape[0] * shape[1]:
+            value = [items[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
     if not isinstance(value, list) or len(value) != shape[0]:
         raise BadAnswer(f"expected a list of {shape[0]} rows of {shape[1]} numbers, got {what(value)}")
     rows = []
