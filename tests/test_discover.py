@@ -94,18 +94,21 @@ def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_not
     from tests.conftest import ROOT
     from tests.course_content import CONTENT
     released = ROOT / "exercises" / "attention"
-    for student in ("notebook", "script", "untouched", "notebook_with_answers_yaml"):
+    for student in ("notebook", "script", "untouched", "notebook_with_answers_yaml", "broken_script"):
         shutil.copytree(released, tmp_path / student)
     filled = synthetic.notebook_submission((released / "attention.ipynb").read_text(), CONTENT.reference_source,
                                            "# Quiz answers\nany-length: true\n")
-    for student in ("notebook", "notebook_with_answers_yaml"):
+    for student in ("notebook", "notebook_with_answers_yaml", "broken_script"):
         (tmp_path / student / "attention.ipynb").write_text(filled)
+    (tmp_path / "broken_script" / "attention.py").write_text("def softmax(S)\n    return S\n")  # does not parse
     (tmp_path / "notebook_with_answers_yaml" / "answers.yaml").write_text("any-length: false\n")
     (tmp_path / "script" / "attention.py").write_text(CONTENT.reference_source)
     subs, notes = submissions.discover(tmp_path, NAMES, "attention")
     read = {s.student: (s.code.name, s.answers and s.answers.name) for s in subs}
     assert read == {"notebook": ("attention.ipynb", None), "script": ("attention.py", "answers.yaml"),
                     "untouched": ("attention.py", "answers.yaml"),
-                    "notebook_with_answers_yaml": ("attention.ipynb", "answers.yaml")}
+                    "notebook_with_answers_yaml": ("attention.ipynb", "answers.yaml"),
+                    "broken_script": ("attention.ipynb", None)}
     assert sum("holds more of the release's stubs" in n for n in notes) == 2
-    assert sum("answers nothing, as released" in n for n in notes) == 1
+    assert sum("does not parse" in n for n in notes) == 1
+    assert sum("answers nothing, as released" in n for n in notes) == 2

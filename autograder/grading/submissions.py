@@ -275,8 +275,8 @@ def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
     notes += more
     notebook = folder / names[-1] if code is not None and len(names) > 1 and code.name == names[0] \
         and _present(folder, names[-1], listing) and not not_regular(folder / names[-1]) else None
-    if notebook is not None and _worked_in(notebook, code):  # the whole released folder, worked in the notebook
-        notes.append(f"{_shown(notebook)}: graded, not {code.name} beside it, which holds more of the release's stubs")
+    if notebook is not None and (why := _worked_in(notebook, code)):  # the whole released folder, worked in the notebook
+        notes.append(f"{_shown(notebook)}: graded, not {code.name} beside it, which {why}")
         code = notebook
         if answers is not None and stubs.answers_nothing(answers, STUB_READ_LIMIT):
             notes.append(f"{_shown(answers)}: answers nothing, as released: the notebook's answers cell is read")
@@ -292,10 +292,15 @@ def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
 STUB_READ_LIMIT = 4 << 20  # of a file read only to choose between two, at most this much (limits are the course's)
 
 
-def _worked_in(notebook: Path, script: Path) -> bool:
-    """Whether the notebook, not the .py beside it, holds the work: it has fewer stubs left."""
-    left = stubs.in_file(notebook, 16 * STUB_READ_LIMIT), stubs.in_file(script, STUB_READ_LIMIT)
-    return None not in left and left[0] < left[1]
+def _worked_in(notebook: Path, script: Path) -> str:
+    """Why the notebook, not the .py beside it, holds the work ('' when it does not): it has fewer
+    stubs left, or none while the .py does not even parse."""
+    in_notebook, in_script = stubs.in_file(notebook, 16 * STUB_READ_LIMIT), stubs.in_file(script, STUB_READ_LIMIT)
+    if in_notebook is None:
+        return ""
+    if in_script is None:
+        return "does not parse" if in_notebook == 0 else ""
+    return "holds more of the release's stubs" if in_notebook < in_script else ""
 
 
 def _handin_folders(folder: Path, names: tuple[str, ...], listing: set[str] | None = None) -> list[Path]:
