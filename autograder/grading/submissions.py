@@ -249,7 +249,8 @@ def _code_file(folder: Path, names: tuple[str, ...], listing: set[str] | None) -
         code = folder / maybe[0]
         return code, "", [f"{_shown(code)}: graded as its {names[-1] if code.suffix.lower() == '.ipynb' else names[0]} "
                           "(there is none of that name)"]
-    others = f"; {', '.join(maybe[:3])}{' ...' if len(maybe) > 3 else ''} could each be it: hand in one" if maybe else ""
+    named = f"{', '.join(maybe[:3])}{' ...' if len(maybe) > 3 else ''}"
+    others = f"; {named} could each be it: hand in one" if maybe else ""
     return None, f"no {' or '.join(names)} in the folder{others}", []
 
 
@@ -257,9 +258,10 @@ def _answers_file(folder: Path, listing: set[str] | None) -> tuple[Path | None, 
     """(the quiz answers file or None, lines about a renamed one read in its place); a blank answers.yaml
     (as released) gives way to an answers.yml beside it."""
     answers = _found(folder, layout.ANSWERS_FILES, listing)
-    if answers is not None and answers.name == layout.ANSWERS_FILE and _present(folder, layout.ANSWERS_FILES[1], listing) \
+    beside = layout.ANSWERS_FILES[1]
+    if answers is not None and answers.name == layout.ANSWERS_FILE and _present(folder, beside, listing) \
             and stubs.answers_nothing(answers, STUB_READ_LIMIT):
-        return folder / layout.ANSWERS_FILES[1], []
+        return folder / beside, []
     if answers is None and len(maybe := _renamed(layout.ANSWERS_FILES, listing)) == 1:
         answers = folder / maybe[0]
         return answers, [f"{_shown(answers)}: read as its {layout.ANSWERS_FILE} (there is none of that name)"]
@@ -275,7 +277,8 @@ def _one(folder: Path, student: str, names: tuple[str, ...], handin: str = "",
     notes += more
     notebook = folder / names[-1] if code is not None and len(names) > 1 and code.name == names[0] \
         and _present(folder, names[-1], listing) and not not_regular(folder / names[-1]) else None
-    if notebook is not None and (why := _worked_in(notebook, code)):  # the whole released folder, worked in the notebook
+    # the whole released folder handed in, worked in its notebook
+    if notebook is not None and (why := _worked_in(notebook, code)):
         notes.append(f"{_shown(notebook)}: graded, not {code.name} beside it, which {why}")
         code = notebook
         if answers is not None and stubs.answers_nothing(answers, STUB_READ_LIMIT):

@@ -17,8 +17,9 @@ cell defines: that cell is its graded one, and a scratch experiment must not ove
 solution cell was deleted is taken), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
 the grader lacks (a plotting library) costs nothing until it is used. Names bound to values worked out
 with numpy's or math's functions only (`TINY = np.finfo(float).tiny`; not `out = solve(X)`, a
-call of the student's own code, nor a plot) are taken too, each guarded, after the cell's definitions. A helper in a cell of its
-own is then there as it is in the notebook, while the cell's demo calls and plots are not run.
+call of the student's own code, nor a plot) are taken too, each guarded, after the cell's
+definitions. A helper in a cell of its own is then there as it is in the notebook, while the cell's
+demo calls and plots are not run.
 Those cells are parsed here, in the trusted process, up to HELPER_BYTES of source all told: a cell
 beyond that is not taken, and the output says so.
 

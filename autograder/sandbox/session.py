@@ -256,7 +256,8 @@ class Session:
         held = 0  # bytes of values received: this process keeps them until they are judged
         try:
             # Streamed, the deadline is the next unanswered call's (the generator reads it after each frame).
-            for header, payload in self._frames(frame, (lambda: limits[min(len(done), len(limits) - 1)]) if stream else max(limits)):
+            bound = (lambda: limits[min(len(done), len(limits) - 1)]) if stream else max(limits)
+            for header, payload in self._frames(frame, bound):
                 held += len(payload)
                 if held > wire.MAX_VALUES:
                     raise wire.WireError(f"the values returned add up to more than {wire.MAX_VALUES >> 20} MiB")
