@@ -135,6 +135,16 @@ def test_values_an_added_cell_works_out_are_taken_but_not_its_demo_calls(filled)
     assert "attend(X, W_q, W_k, W_v)\n" not in module and "print(IDS)" not in module
 
 
+def test_a_scratch_cell_binding_a_graded_name_after_its_cell_overrides_nothing(filled):
+    """`softmax = None` or `score: int = 3` in a cell of the student's own, below the solution cells, is an
+    experiment like a scratch `def softmax`: the graded functions stay those of their cells."""
+    cells = cells_of(filled) + [code("softmax = None\nscore: int = 3\nproject, aggregate = 1, 2\nEPS = 1e-9\n")]
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(extract(with_cells(cells)), "attention.py", "exec"), namespace)
+    assert all(callable(namespace[f]) for f in ("softmax", "score", "project", "aggregate")) and namespace["EPS"] == 1e-9
+
+
 def test_added_cells_are_read_only_up_to_a_bound_in_the_trusted_process(filled):
     cells = cells_of(filled)
     huge = "X = 1\n" + "def _pad():\n" + "    y = [1, 2, 3]\n" * (notebook.HELPER_BYTES // 16)

@@ -268,6 +268,20 @@ def _computed(node) -> bool:
     return True
 
 
+def _guarded(node) -> str | None:
+    """An assignment whose value is worked out (see `_computed`), on one line whatever its layout in the
+    cell and guarded, as it may use what the grader lacks; None for any other, or for one that would
+    not parse again as unparsed (the cell's defs would be lost with it)."""
+    if not _computed(node.value):
+        return None
+    try:
+        text = f"try:\n    {ast.unparse(node)}\nexcept Exception:\n    pass\n"
+        ast.parse(text)
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
+        return None
+    return text
+
+
 def definitions(source: str, functions) -> tuple[str, str, list[str]]:
     """What is taken of a code cell the student added (see the module docstring), but the defs of
     `functions` (those the solution cells define): (its imports, each guarded, to run before it; the
@@ -292,23 +306,21 @@ def definitions(source: str, functions) -> tuple[str, str, list[str]]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.append(ast.get_source_segment(source, node))
             continue
-        elif (isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets)
-              and _constant(node.value)):
-            names += [t.id for t in node.targets]
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
-                and _constant(node.value):
-            names.append(node.target.id)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = [_names(t) for t in targets]
+            if None in bound:  # an attribute or an item is set: not a name of the module
+                continue
+            bound = [n for each in bound for n in each]
+            if set(bound) & set(functions):  # a scratch `softmax = None` must not override the graded cell
+                continue
+            if not (all(isinstance(t, ast.Name) for t in targets) and _constant(node.value)):  # else kept in place
+                if (value := _guarded(node)) is not None:
+                    computed.append(value)
+                    names += bound
+                continue
+            names += bound
         else:
-            bound = ([_names(t) for t in node.targets] if isinstance(node, ast.Assign) else
-                     [_names(node.target)] if isinstance(node, ast.AnnAssign) and node.value is not None else [None])
-            if None not in bound and not {n for b in bound for n in b} & set(functions) and _computed(node.value):
-                try:  # one line, whatever its layout in the cell; guarded: it may use what the grader lacks
-                    guarded_value = f"try:\n    {ast.unparse(node)}\nexcept Exception:\n    pass\n"
-                    ast.parse(guarded_value)  # as unparsed, it must still parse, or the cell's defs would be lost
-                except (ValueError, SyntaxError, RecursionError, MemoryError):
-                    continue
-                computed.append(guarded_value)
-                names += [n for b in bound for n in b]
             continue
         for i in range(first - 1, node.end_lineno):
             kept[i] = True
