@@ -112,3 +112,13 @@ def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_not
     assert sum("holds more of the release's stubs" in n for n in notes) == 2
     assert sum("does not parse" in n for n in notes) == 1
     assert sum("answers nothing, as released" in n for n in notes) == 2
+
+
+def test_stubs_are_counted_in_a_file_read_as_python_reads_it(tmp_path):
+    """A coding line (PEP 263) is honoured when the stubs left are counted, as when the file is graded."""
+    from autograder.grading import stubs
+    path = tmp_path / "attention.py"
+    path.write_bytes("# -*- coding: latin-1 -*-\n# café\ndef f():\n    raise NotImplementedError()\n".encode("latin-1"))
+    assert stubs.in_file(path, 1 << 20) == 1
+    path.write_bytes(b"def f(:\n")
+    assert stubs.in_file(path, 1 << 20) is None

@@ -28,8 +28,9 @@ def _is_stub(fn: ast.FunctionDef) -> bool:
     return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
 
 
-def count(source: str) -> int | None:
-    """The top-level functions of `source` that are stubs; None when it does not parse."""
+def count(source: str | bytes) -> int | None:
+    """The top-level functions of `source` that are stubs; None when it does not parse. Bytes are read
+    as Python reads a file: UTF-8, or what its coding line says."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -47,10 +48,7 @@ def in_file(path: Path, limit: int) -> int | None:
     if is_notebook(path):
         from autograder.notebook import read as notebook  # noqa: PLC0415
         return notebook.stubs_left(data, path)
-    try:
-        return count(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return None
+    return count(data)
 
 
 def answers_nothing(path: Path, limit: int) -> bool:
