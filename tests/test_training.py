@@ -232,7 +232,6 @@ def test_weights_that_overflow_cost_their_student_the_checks_not_the_run_its_pag
 
 
 def test_a_page_whose_figures_fail_is_written_without_them_and_the_grader_is_told(tmp_path, course, monkeypatch):
-    from autograder.content import loader as loader_mod
     from autograder.reports import outputs
     from autograder.grading.results import StudentResult
     training = course.assignment("training")
@@ -242,4 +241,17 @@ def test_a_page_whose_figures_fail_is_written_without_them_and_the_grader_is_tol
     page = (tmp_path / "feedback" / "s1.html").read_text()
     assert row[0] == "s1" and "could not be drawn (ZeroDivisionError)" in page
     assert shares.errors == ["feedback page of s1: ZeroDivisionError: division by zero"]
-    assert loader_mod  # the content class patched above is the loader's
+
+
+def test_page_errors_of_the_pass_after_grading_reach_the_run_too(tmp_path, course, content, monkeypatch):
+    """A student with two hand-ins gets their page once the one that counts is chosen, after grading:
+    a drawing that fails there is a grader error of the run as well."""
+    from autograder.grading import batch
+    for handin in ("h1", "h2"):
+        (tmp_path / "subs" / "s1" / handin).mkdir(parents=True)
+        (tmp_path / "subs" / "s1" / handin / "training.py").write_text(content.reference_source)
+    monkeypatch.setattr(type(content), "feedback_section", lambda *a: 1 / 0)
+    summary = batch.grade(course, tmp_path / "subs", assignment="training", out=tmp_path / "out", jobs=1,
+                          progress=False, weak_sandbox=True)
+    assert "feedback page of s1: ZeroDivisionError: division by zero" in summary.errors
+    assert "could not be drawn" in (tmp_path / "out" / "feedback" / "s1.html").read_text()

@@ -381,5 +381,6 @@ def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found,
     summary.seconds = time.monotonic() - started
     atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
     from autograder.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
-    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages, roster=roster, done=shares)
+    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages, roster=roster, done=shares,
+                                   errors=summary.errors)
     return summary

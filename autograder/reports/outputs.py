@@ -50,7 +50,7 @@ class PerStudent:
 
 
 def write(course, assignment, out: Path, students: list[str], *, pages: bool = True,
-          roster=None, done: dict | None = None) -> list[class_report.Brief]:
+          roster=None, done: dict | None = None, errors: list | None = None) -> list[class_report.Brief]:
     """Read each student's result once; write gradebook.csv, and with `pages` the feedback pages and
     report.html (run.json, which the report shows, must be written before). Returns the briefs.
 
@@ -59,6 +59,7 @@ def write(course, assignment, out: Path, students: list[str], *, pages: bool = T
             get a `missing` row; students not on it are marked in the gradebook and the report.
         done: student -> what PerStudent gave, for students whose share is already done (by the
             grading process that graded them, with the same overrides and pages): not read again.
+        errors: where the grader errors met drawing the pages done here go (PerStudent.errors).
     """
     out = Path(out)
     done = done or {}
@@ -69,6 +70,8 @@ def write(course, assignment, out: Path, students: list[str], *, pages: bool = T
         row, brief = done[student] if student in done else per_student(class_report.read_result(out, student))
         rows.append(row if listed is None or student in listed else gradebook.off_roster(row))
         briefs.append(brief)
+    if errors is not None:
+        errors += per_student.errors
     missing = sorted(listed - set(students)) if listed is not None else []
     rows += [gradebook.missing_row(assignment, student) for student in missing]
     atomic_write(out / layout.GRADEBOOK_FILE, gradebook.text(assignment, rows))
