@@ -40,12 +40,12 @@ by an editor without raw cells; they read exactly as answers.yaml.
 """
 from __future__ import annotations
 
-import ast
 import json
 import re
 from pathlib import Path
 
 from autograder.errors import QkvError
+from autograder.notebook import added
 from autograder.quiz.answers import Answers
 
 PRELUDE = "import numpy as np\n"
@@ -118,13 +118,6 @@ def is_solution(cell: dict) -> bool:
     return cell.get("cell_type") == "code" and _meta(cell, "nbgrader").get("solution") is True
 
 
-def _lines(source: str) -> list[str]:
-    """A cell's lines as Python counts them, at "\n" (extract makes "\r\n" and "\r" into "\n"): not
-    str.splitlines, which also ends a line at "\x0c", "\x85" or "\u2028", even inside a string."""
-    lines = source.split("\n")
-    return lines[:-1] if lines[-1] == "" else lines
-
-
 def magic_lines(source: str) -> list[tuple[int, str]]:
     """(line number, line) of each IPython magic or shell escape in a cell, in order.
 
@@ -133,7 +126,7 @@ def magic_lines(source: str) -> list[tuple[int, str]]:
     """
     found = []
     depth, quote, continued = 0, "", False
-    for number, line in enumerate(_lines(source), 1):
+    for number, line in enumerate(added.cell_lines(source), 1):
         stripped = line.lstrip()
         if not quote and not depth and not continued and stripped[:1] in ("%", "!") and not stripped.startswith("!="):
             found.append((number, stripped))
@@ -171,7 +164,7 @@ def without_magics(source: str, label: str) -> tuple[str, list[str]]:
     magics = magic_lines(source)
     if not magics:
         return source, []
-    lines = _lines(source)
+    lines = added.cell_lines(source)
     first = next((i for i, line in enumerate(lines) if line.strip()), 0)
     if magics[0][0] == first + 1 and magics[0][1].startswith("%%"):
         name = magics[0][1][2:].split(maxsplit=1)[0] if len(magics[0][1]) > 2 else ""
@@ -194,7 +187,7 @@ def _label(cell: dict, number: int) -> str:
 def code_cells(data: bytes, path, functions) -> list[tuple[str, str, bool]]:
     """(label, source, solution) of each code cell the student's code is taken from, in notebook
     order, as in the notebook (magics and all): the solution cells, whole, and the other cells the
-    student wrote, whose definitions only are taken (see `definitions`).
+    student wrote, whose definitions only are taken (see added.py).
 
     Args:
         functions: the assignment's function names, for a notebook without solution metadata.
@@ -214,121 +207,6 @@ def code_cells(data: bytes, path, functions) -> list[tuple[str, str, bool]]:
                        "is it the assignment's notebook?")
     return [(_label(cell, number), _source(cell, number, name), number in solution)
             for number, cell in code if number in solution or number in theirs]
-
-
-def _constant(node) -> bool:
-    try:
-        ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
-
-
-_SAFE_MODULES = frozenset({"np", "numpy", "math"})  # a value may call their functions: np.sqrt, np.finfo, math.log
-_SAFE_CALLS = frozenset({"abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter", "float",
-                         "frozenset", "int", "len", "list", "map", "max", "min", "pow", "range", "reversed", "round",
-                         "set", "slice", "sorted", "str", "sum", "tuple", "zip"})
-
-
-def _names(target) -> list[str] | None:
-    """The names an assignment target binds, when it binds names only (`a`, `a, b`)."""
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        names = [_names(t) for t in target.elts]
-        return None if None in names else [n for each in names for n in each]
-    return None
-
-
-def _root(node):
-    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node
-
-
-def _computed(node) -> bool:
-    """Whether a value can be worked out without running the student's own code, a demo or a plot: it
-    calls only numpy's and math's functions (np.sqrt, np.finfo(float).tiny), methods of literals and
-    harmless builtins; not a function a cell defines (`solve(X)`), `print`, `open`
-    or `plt.subplots`. A lambda's body is not run, so not looked into."""
-    todo = [node]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
-            return False
-        if isinstance(node, ast.Call):
-            root = _root(node.func)
-            if isinstance(node.func, ast.Name) and node.func.id not in _SAFE_CALLS:
-                return False
-            if not isinstance(node.func, ast.Name) and not (isinstance(root, ast.Constant) or (
-                    isinstance(root, ast.Name) and root.id in _SAFE_MODULES)):
-                return False
-        if not isinstance(node, ast.Lambda):
-            todo.extend(ast.iter_child_nodes(node))
-    return True
-
-
-def _guarded(node) -> str | None:
-    """An assignment whose value is worked out (see `_computed`), on one line whatever its layout in the
-    cell and guarded, as it may use what the grader lacks; None for any other, or for one that would
-    not parse again as unparsed (the cell's defs would be lost with it)."""
-    if not _computed(node.value):
-        return None
-    try:
-        text = f"try:\n    {ast.unparse(node)}\nexcept Exception:\n    pass\n"
-        ast.parse(text)
-    except (ValueError, SyntaxError, RecursionError, MemoryError):
-        return None
-    return text
-
-
-def definitions(source: str, functions) -> tuple[str, str, list[str]]:
-    """What is taken of a code cell the student added (see the module docstring), but the defs of
-    `functions` (those the solution cells define): (its imports, each guarded, to run before it; the
-    cell with every other line blank but those of its definitions, then its names bound to values
-    worked out from others (`TINY = np.finfo(float).tiny`), each guarded and on lines of its own after
-    the cell's; the names it defines), or ("", "", []) when it has none or does not parse."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):  # a scratch cell: not the graded code
-        return "", "", []
-    lines = _lines(source)
-    kept = [False] * len(lines)
-    imports, names, futures, computed = [], [], [], []
-    for node in tree.body:
-        first = node.lineno
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name not in functions:
-            first = min([first, *(d.lineno for d in node.decorator_list)])
-            names.append(node.name)
-        elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
-            futures.append(" ".join(ast.get_source_segment(source, node).split()) + "\n")  # first, and unguarded
-            continue
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            imports.append(ast.get_source_segment(source, node))
-            continue
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            bound = [_names(t) for t in targets]
-            if None in bound:  # an attribute or an item is set: not a name of the module
-                continue
-            bound = [n for each in bound for n in each]
-            if set(bound) & set(functions):  # a scratch `softmax = None` must not override the graded cell
-                continue
-            if not (all(isinstance(t, ast.Name) for t in targets) and _constant(node.value)):  # else kept in place
-                if (value := _guarded(node)) is not None:
-                    computed.append(value)
-                    names += bound
-                continue
-            names += bound
-        else:
-            continue
-        for i in range(first - 1, node.end_lineno):
-            kept[i] = True
-    if not (names or imports):
-        return "", "", []
-    guarded = "".join(futures) + "".join(f"try:\n    {' '.join(i.split())}\nexcept ImportError:\n    pass\n" for i in imports)
-    body = "\n".join(line if keep else "" for line, keep in zip(lines, kept)) + "\n"
-    return guarded, (body.rstrip() + "\n" + "".join(computed) if computed else body), names
 
 
 def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, int]]]:
@@ -351,7 +229,7 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
             notes.append(f"{label}: not taken: larger than the {HELPER_BYTES >> 10} KiB read of cells you added")
             continue
         parse_budget -= len(body)
-        guarded, body, names = definitions(body, graded)
+        guarded, body, names = added.definitions(body, graded)
         if guarded or names:
             cells.append((label, guarded, body.rstrip()))
         if names:
