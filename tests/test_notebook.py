@@ -232,7 +232,8 @@ def test_source_as_a_string_or_a_list_of_lines_reads_the_same(filled):
     assert extract(with_cells(as_strings)) == extract(with_cells(cells))
 
 
-@pytest.mark.parametrize("line", ["%timeit softmax(S)", "!pip install torch", "    %debug", "%matplotlib inline"])
+@pytest.mark.parametrize("line", ["%timeit softmax(S)", "!pip install torch", "    %debug", "%matplotlib inline",
+                                  "np.exp?", "??softmax", "np.*exp*?"])
 def test_ipython_magics_in_a_solution_cell_are_skipped_and_said_with_cell_and_line(line):
     cell = code(f"def softmax(S):\n    return S\n{line}\nx = 1\n", {"nbgrader": {"solution": True, "grade_id": "softmax"}})
     module = extract(with_cells([cell]))
@@ -262,6 +263,9 @@ def test_a_cell_magic_skips_its_line_when_the_body_is_python_and_the_cell_when_n
     'doc = """\n% not a magic inside a string\n!neither\n"""\n',
     "ok = [1,\n      2] != [\n  3]\n",
     "y = 5  # %timeit in a comment\n",
+    "y = 5  # why?\n",
+    "# why?\n",
+    'q = "why?"\n',
 ])
 def test_percent_and_bang_that_are_python_are_not_magics(source):
     assert notebook.magic_lines(source) == []

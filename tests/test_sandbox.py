@@ -333,22 +333,50 @@ def test_a_call_rewriting_an_input_handed_to_an_earlier_call_changes_it_in_eithe
     assert [r.inputs_changed for r in results] == [(True,), (False,)]
 
 
-def test_a_file_that_raises_after_its_defs_is_graded_on_what_it_defined(sb):
-    """A failing self-check at the bottom of a file (or anywhere after a def) stops loading there, as
-    Python's import does; what the file defined before it is graded, and the reason travels with it."""
+def test_a_file_that_raises_at_its_top_level_goes_on_after_that_statement(sb):
+    """A failing self-check (or a plot, or argparse reading the grader's command line) in a file's top
+    lines stops that statement only: the lines after it run too, as a notebook goes on after a cell that
+    fails, and the reason travels with the load."""
     source = "def f(S):\n    return S\n\nassert f(1) == 2, 'my own check'\n\ndef g(S):\n    return S\n"
     with session(sb, source) as s:
         assert s.load.ok and s.load.stopped == (
             "loading raised AssertionError: my own check (line 4 in <module>: assert f(1) == 2, 'my own check'); "
+            "the file's lines after it were run",)
+        assert [s.call(name, [S]).kind for name in ("f", "g")] == ["returned", "returned"]
+
+
+def test_a_file_whose_last_statement_raises_is_graded_on_what_it_defined(sb):
+    with session(sb, "def f(S):\n    return S\n\nraise ValueError('late')\n") as s:
+        assert s.load.ok and s.load.stopped == (
+            "loading raised ValueError: late (line 4 in <module>: raise ValueError('late')); "
             "what the file defined before that is graded",)
         assert s.call("f", [S]).kind == "returned"
-        missing = s.call("g", [S])
-    assert missing.kind == "missing" and "defines no function g() (loading raised AssertionError" in missing.message
 
 
-def test_a_file_that_raises_before_any_def_is_ungradable(sb):
-    with session(sb, "x = 1 / 0\ndef f(S):\n    return S\n") as s:
+@pytest.mark.parametrize("top", [
+    "x = 1 / 0\n",
+    "import argparse\nargs = argparse.ArgumentParser().parse_args()\n",  # the grader's argv: SystemExit(2)
+    "name = input('name? ')\n",
+    "import matplotlib.pyplot as plt\nplt.plot([1, 2]); plt.savefig('a.png')\n",  # two statements on one line
+    "def deco(fn):\n    raise RuntimeError('deco')\n@deco\ndef h(S):\n    return S\n",  # raises on its decorator
+    "for i in range(3):\n    print(i)\n    i / 0\n",
+])
+def test_a_file_whose_demo_raises_before_its_defs_is_graded_on_them(sb, top):
+    with session(sb, top + "def f(S):\n    return S\n") as s:
+        assert s.load.ok and "the file's lines after it were run" in s.load.stopped[0]
+        assert s.call("f", [S]).kind == "returned"
+
+
+def test_a_file_that_defines_nothing_after_raising_is_ungradable_for_its_first_failure(sb):
+    with session(sb, "x = 1 / 0\ny = [][1]\nz = 3\n") as s:
         assert not s.load.ok and "loading raised ZeroDivisionError" in s.load.message
+
+
+def test_a_file_raising_on_every_line_loads_in_one_pass(sb):
+    """Each failure moves on to later lines only: 2,000 failing lines cost one parse, not one each."""
+    with session(sb, "x = 1 / 0\n" * 2000 + "def f(S):\n    return S\n") as s:
+        assert s.load.ok and len(s.load.stopped) == 20  # the first ones are told
+        assert s.call("f", [S]).kind == "returned"
 
 
 def test_a_file_that_breaks_its_output_and_then_raises_is_still_graded_on_its_defs(sb):

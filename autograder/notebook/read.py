@@ -30,7 +30,7 @@ taken. The extracted module starts with PRELUDE, the notebook's own setup import
 as it is in the notebook.
 
 The grader runs plain Python, so IPython magics in a taken cell are skipped: a line magic or shell
-escape (`%timeit f(S)`, `!pip install x`) becomes `pass`, a cell magic whose body is Python
+escape (`%timeit f(S)`, `!pip install x`) or a request for help (`np.exp?`) becomes `pass`, a cell magic whose body is Python
 (`%%time`) its first line only, and a cell under any other cell magic (`%%bash`) the whole cell.
 The module prints one line for each, naming the cell and line, so the student's output says so.
 
@@ -52,6 +52,7 @@ PRELUDE = "import numpy as np\n"
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})  # %%name whose body is Python
 MAGICS_NOTE = "(the grader runs plain Python)"
 HELPER_BYTES = 256 << 10  # of the code cells a student added, at most this much source is parsed, all told
+HELP_LINE = re.compile(r"\?{1,2}[\w.*%]+|[\w.*%]+\?{1,2}")  # IPython's help: `np.exp?`, `??f`
 ANSWERS_HEADER = "# Quiz answers"
 ANSWERS_META = "qkv"
 ANSWERS_CELL_TYPES = ("raw", "markdown", "code")  # what an editor may have made of the released raw cell
@@ -121,14 +122,15 @@ def is_solution(cell: dict) -> bool:
 def magic_lines(source: str) -> list[tuple[int, str]]:
     """(line number, line) of each IPython magic or shell escape in a cell, in order.
 
-    A magic starts a logical line with % or !; a % or != that continues an expression inside
+    A magic starts a logical line with % or ! (or is IPython's help, `np.exp?`); a % or != that continues an expression inside
     brackets, after a backslash or inside a string is Python and is left alone.
     """
     found = []
     depth, quote, continued = 0, "", False
     for number, line in enumerate(added.cell_lines(source), 1):
         stripped = line.lstrip()
-        if not quote and not depth and not continued and stripped[:1] in ("%", "!") and not stripped.startswith("!="):
+        if not quote and not depth and not continued and (
+                stripped[:1] in ("%", "!") and not stripped.startswith("!=") or HELP_LINE.fullmatch(stripped.rstrip())):
             found.append((number, stripped))
             continue
         continued, i = False, 0

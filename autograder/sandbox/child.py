@@ -26,8 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograder.sandbox import imports, isolation, wire
+from autograder.sandbox.pieces import after, split
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+MAX_STOPS = 20  # of a file's top-level statements that raised, the first so many are told
 INPUTS_REGION = ctypes.c_char * wire.INPUTS_BYTES  # the inputs region's type, made once in the zygote
 _F8 = np.dtype("<f8")
 
@@ -173,6 +175,14 @@ def _raised(exc: BaseException, filename: str, cells=None) -> list:
     return [wire.Op.RAISED, info["type"], info["message"], info["where"]]
 
 
+def _load_failure(e: BaseException, filename: str, cells) -> tuple[str, str, str]:
+    """(reason, message, where) of what a file's top lines raised."""
+    if isinstance(e, imports.NotAllowed):
+        return "import", str(e)[:300], _student_trace(e, filename, cells)
+    info = _describe(e, filename, cells)
+    return "import", f"loading raised {info['type']}: {info['message']}", info["where"]
+
+
 def _defines_functions(module) -> bool:
     """Whether the student's module holds a function of its own (one its code defined)."""
     return any(type(v) is types.FunctionType and v.__module__ == module.__name__ for v in list(vars(module).values()))
@@ -222,7 +232,7 @@ class Child:
             source = _read_file(self.path)
             if os.access(wire.CELL_MAP_FILE, os.F_OK):
                 self.cells = json.loads(_read_file(wire.CELL_MAP_FILE)[:1 << 20])
-            pieces = self._pieces(source)
+            pieces = split(source, self.filename, self.cells)
         except SyntaxError as e:
             self.reply({"op": wire.Op.UNGRADABLE, "reason": "syntax", "message": self._syntax(e)})
             return
@@ -234,6 +244,8 @@ class Child:
         module.__file__ = self.path
         sys.modules[name] = module
         stopped = []  # a notebook's cells that did not run to their end, as Jupyter would go on after them
+        cell_count, first_failure = len(pieces) - 1, None  # pieces grows: a file that raised goes on
+        resumed = False
         for label, piece, text in pieces:
             if isinstance(piece, SyntaxError):
                 stopped.append(("syntax", f"{self._syntax(piece)} (that cell did not run)"))
@@ -243,30 +255,37 @@ class Child:
             try:
                 exec(piece, module.__dict__)
             except MemoryError:
-                failure = ("memory", "ran out of memory while loading", "")
-            except imports.NotAllowed as e:
-                failure = ("import", str(e)[:300], _student_trace(e, self.filename, self.cells))
+                failure, rest = ("memory", "ran out of memory while loading", ""), None
             except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
-                info = _describe(e, self.filename, self.cells)
-                failure = ("import", f"loading raised {info['type']}: {info['message']}", info["where"])
+                failure = _load_failure(e, self.filename, self.cells)
+                rest = after(text, self.filename, e) if self.cells is None and not resumed else None
             else:
                 continue
             where = f" ({failure[2]})" if failure[2] else ""
+            first_failure = first_failure or failure
             if label is not None:
                 stopped.append((failure[0], f"{label} stopped: {failure[1]}{where}"))
-            elif self.cells is None and _defines_functions(module):  # a file that stopped after some defs
-                stopped.append((failure[0], f"{failure[1]}{where}; what the file defined before that is graded"))
+            elif resumed or rest or (self.cells is None and _defines_functions(module)):  # a file goes on
+                then = ("the file's lines after it were run" if rest or resumed
+                        else "what the file defined before that is graded")
+                stopped += [(failure[0], f"{failure[1]}{where}; {then}")] if len(stopped) < MAX_STOPS else []
+                pieces += [(None, statement, text) for statement in rest or ()]
+                resumed = resumed or bool(rest)
             else:  # nothing to go on with (a notebook's first lines are the grader's own)
                 self._refused()
                 self.reply({"op": wire.Op.UNGRADABLE, "reason": failure[0], "message": failure[1], "where": failure[2]})
                 return
+        if self.cells is None and first_failure and not _defines_functions(module):  # ran on, and defined nothing
+            self._refused()
+            self.reply({"op": wire.Op.UNGRADABLE, **dict(zip(("reason", "message", "where"), first_failure))})
+            return
         refused = self._refused()
         if refused and not _defines_functions(module):  # it imported what it may not, and defined nothing
             message, where = refused[0]
             self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": message, "where": where})
             return
         stopped += [("import", f"{message}: loaded without it ({where}); using it fails") for message, where in refused]
-        if stopped and len(stopped) == len(pieces) - 1:  # not one cell ran: as a file that does not load
+        if stopped and len(stopped) == cell_count:  # not one cell ran: as a file that does not load
             self.reply({"op": wire.Op.UNGRADABLE, "reason": stopped[0][0], "message": stopped[0][1]})
             return
         self.module = module
@@ -289,26 +308,6 @@ class Child:
         for message, line, code in self.gate.refused:
             seen.setdefault(message, f"{_where(line, self.cells)} in <module>: {code}"[:160])
         return list(seen.items())
-
-    def _pieces(self, source: bytes) -> list:
-        """[(label, code, source), ...] to run in turn: (None, the whole file), or for a notebook its first
-        lines and then each cell on its own, as Jupyter runs them (code is a SyntaxError for a cell that does
-        not compile), each compiled where its lines are in the file. Raises SyntaxError for the whole file."""
-        cells = [c for c in self.cells or () if type(c) is list and len(c) == 3 and type(c[2]) is int]
-        if not cells:
-            return [(None, compile(source, self.filename, "exec", dont_inherit=True), source)]
-        lines = source.decode("utf-8").split("\n")  # lines as the map counts them: "\u2028" in a string is no end
-        lines = [line + "\n" for line in lines[:-1]] + lines[-1:]
-        bounds = [start for _, _, start in cells] + [len(lines) + 1]
-        first = "".join(lines[:bounds[0] - 1])
-        pieces = [(None, compile(first, self.filename, "exec", dont_inherit=True), first)]
-        for (_, label, start), end in zip(cells, bounds[1:]):
-            text = "\n" * (start - 1) + "".join(lines[start - 1:end - 1])
-            try:
-                pieces.append((str(label), compile(text, self.filename, "exec", dont_inherit=True), text))
-            except SyntaxError as e:
-                pieces.append((str(label), e, text))
-        return pieces
 
     def _syntax(self, e: SyntaxError) -> str:
         where = _where(e.lineno or 0, self.cells)

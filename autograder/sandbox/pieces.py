@@ -1,0 +1,74 @@
+"""What the worker runs of a submission, piece by piece: a notebook cell by cell, and a file on after
+the statement where its top lines raised.
+
+A .py that raises at import (a demo that saves a plot, `argparse` reading the grader's command
+line, `input()` with nothing to read) would otherwise be graded on what it defined before that
+line only, and a file whose demo comes first on nothing at all. The worker runs the rest of the
+file after the statement that raised, as a notebook goes on after a cell that fails, and says
+which line stopped.
+"""
+from __future__ import annotations
+
+import ast
+import types
+
+
+def split(source: bytes, filename: str, cells) -> list:
+    """[(label, code, source), ...] to run in turn: (None, the whole file), or for a notebook its first
+    lines and then each cell on its own, as Jupyter runs them (code is a SyntaxError for a cell that does
+    not compile), each compiled where its lines are in the file. Raises SyntaxError for the whole file.
+
+    cells: the notebook's map written beside the code ([[first line, label, start], ...]), or None."""
+    cells = [c for c in cells or () if type(c) is list and len(c) == 3 and type(c[2]) is int]
+    if not cells:
+        return [(None, compile(source, filename, "exec", dont_inherit=True), source)]
+    lines = source.decode("utf-8").split("\n")  # lines as the map counts them: "\u2028" in a string is no end
+    lines = [line + "\n" for line in lines[:-1]] + lines[-1:]
+    bounds = [start for _, _, start in cells] + [len(lines) + 1]
+    first = "".join(lines[:bounds[0] - 1])
+    pieces = [(None, compile(first, filename, "exec", dont_inherit=True), first)]
+    for (_, label, start), end in zip(cells, bounds[1:]):
+        text = "\n" * (start - 1) + "".join(lines[start - 1:end - 1])
+        try:
+            pieces.append((str(label), compile(text, filename, "exec", dont_inherit=True), text))
+        except SyntaxError as e:
+            pieces.append((str(label), e, text))
+    return pieces
+
+
+def failed_line(exc: BaseException, filename: str) -> int | None:
+    """The line of the file's top level that was running when `exc` came up, or None."""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename and code.co_name == "<module>":
+            return tb.tb_lineno
+        tb = tb.tb_next
+    return None
+
+
+def _statements(source: bytes | str, filename: str) -> list:
+    """(first line, statement) of each top-level statement; a decorated one starts at its first decorator."""
+    try:
+        body = ast.parse(source, filename).body
+    except (SyntaxError, ValueError):  # it compiled once; parsed again it should too
+        return []
+    return [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s) for s in body]
+
+
+def after(source: bytes | str, filename: str, exc: BaseException) -> list[types.CodeType]:
+    """The file's top-level statements after the one that raised `exc`, each compiled on its own where
+    it stands in the file (tracebacks keep their line numbers): run in turn, one that raises stops only
+    itself. Empty when none follow or the line is unknown.
+
+    What follows the line that raised is taken (of `plot(A); savefig("a.png")`, two statements on one
+    line, neither runs again): the file is run through once at most."""
+    line = failed_line(exc, filename)
+    if line is None:
+        return []
+    body = _statements(source, filename)
+    rest = [statement for first, statement in body if first > line]
+    if len(rest) == len(body):  # the line is not the file's
+        return []
+    return [compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec", dont_inherit=True)
+            for statement in rest]
