@@ -212,3 +212,15 @@ def test_an_earlier_better_submission_counts_under_best(tmp_path, autograder_zip
     if policy == "best":
         assert data["output"].startswith("Your submission of 2026-12-14T10:00:00.000000+00:00 scored 90")
         assert data["extra_data"]["best_of_resubmissions"]["this_submission"] == 0
+
+
+def test_a_module_of_the_students_own_beside_the_code_is_staged_and_graded(tmp_path, autograder_zip, course,
+                                                                             reference_source):
+    helper = "import numpy as np\n\n\ndef stable(S):\n    E = np.exp(S - S.max(axis=-1, keepdims=True))\n" \
+             "    return E / E.sum(axis=-1, keepdims=True)\n"
+    uses = reference_source + "\nfrom helpers import stable\n\n\ndef softmax(S):\n    return stable(S)\n"
+    root = fake_autograder_root(tmp_path, autograder_zip, {})
+    (root / "submission" / "hw").mkdir()
+    (root / "submission" / "hw" / "attention.py").write_text(uses)
+    (root / "submission" / "hw" / "helpers.py").write_text(helper)
+    assert gradescope.run(course, assignment="attention", root=root)["score"] == 80  # 100, handed in late

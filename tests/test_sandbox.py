@@ -410,3 +410,21 @@ def test_a_module_the_course_does_not_allow_imported_inside_a_call_is_refused_th
     with session(sb, "def f(S):\n    import scipy\n    return S\n") as s:
         r = s.call("f", [S])
     assert r.kind == "raised" and "import of scipy is not allowed in this course" in r.message
+
+
+def test_a_module_of_the_students_own_is_imported_but_never_in_place_of_the_standard_librarys(sb):
+    files = {"attention.py": b"import json, helpers\ndef f(S):\n    return S * helpers.K\n"
+                             b"def g(S):\n    return json.loads('2.0') * S\n"
+                             b"def h(S):\n    return helpers.broken(S)\n",
+             "helpers.py": b"K = 2.0\ndef broken(S):\n    return S.nope\n",
+             "json.py": b"raise SystemExit('a file named as the standard library is not imported')\n"}
+    with sb.open(files, entry="attention.py") as s:
+        assert s.load.ok and s.load.stopped == ()
+        assert np.array_equal(s.call("f", [S]).value, 2 * S) and np.array_equal(s.call("g", [S]).value, 2 * S)
+        broken = s.call("h", [S])
+    assert broken.kind == "raised" and "'numpy.ndarray' object has no attribute 'nope'" in broken.message
+
+
+def test_only_a_module_sent_beside_the_code_is_let_through(sb):
+    with session(sb, "import helpers\ndef f(S):\n    return S\n") as s:
+        assert s.load.ok and "import of helpers is not allowed" in s.load.stopped[0]

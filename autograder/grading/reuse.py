@@ -19,6 +19,7 @@ from autograder.course import layout
 from autograder.course.config import grading_view
 from autograder.errors import QkvError
 from autograder.grading import results
+from autograder.grading.own_modules import own_modules
 from autograder.grading.submissions import Submission, read_limited
 
 # Reasons, in the order a summary names them.
@@ -78,7 +79,12 @@ def submission_hash(course, sub: Submission) -> str:
     for path in (sub.code, sub.answers):
         if isinstance(path, Path):
             try:
-                digest.update(_sha(read_limited(path, limit)).encode())
+                data = read_limited(path, limit)
+                digest.update(_sha(data).encode())
+                if path is sub.code:  # the modules of its own it imports count as its code
+                    modules = own_modules(path.parent, data, entry=path.name, limit=limit, read=read_limited)
+                    for name, module in sorted(modules.items()):
+                        digest.update(f"\0{name}\0{_sha(module)}".encode())
             except QkvError as e:
                 digest.update(str(e).encode())
         digest.update(b"\0")

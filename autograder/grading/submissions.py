@@ -13,6 +13,7 @@ from pathlib import Path
 
 from autograder.content import loader
 from autograder.grading import stubs
+from autograder.grading.own_modules import own_modules
 from autograder.sandbox import wire
 from autograder.course import deadlines, layout
 from autograder.course.config import Assignment, Course
@@ -128,8 +129,10 @@ def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]
             raise QkvError(f"{path}: its solution cells hold {len(data)} bytes of code, "
                            f"more than the {limit}-byte limit")
         # The worker names lines by cell with this map ("cell 7 (score), line 3"), as the student sees them.
-        return {entry: data, wire.CELL_MAP_FILE: json.dumps(starts).encode()}
+        return {entry: data, wire.CELL_MAP_FILE: json.dumps(starts).encode(),
+                **own_modules(path.parent, data, entry=entry, limit=limit, read=_read_bytes)}
     data = _read_bytes(path, limit)
+    modules = own_modules(path.parent, data, entry=entry, limit=limit, read=_read_bytes)
     try:  # UTF-8, or what a coding line (PEP 263: `# -*- coding: latin-1 -*-`) says, as Python reads it
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         data.decode(encoding)
@@ -137,7 +140,7 @@ def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]
         where = f" (byte {e.start})" if isinstance(e, UnicodeDecodeError) else ""
         raise QkvError(f"{path}: not UTF-8 text{where}, and no coding line says what it is; save the file as UTF-8") \
             from None
-    return {entry: data}
+    return {entry: data, **modules}
 
 
 def notebook_answers(path: Path, limits):

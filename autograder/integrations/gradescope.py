@@ -201,13 +201,18 @@ def stage_submission(submission: Path, dest: Path, names: tuple[str, ...], *, cr
         (dest / layout.TIMESTAMP_FILE).write_text(deadlines.iso(when) + "\n", encoding="utf-8")
     if not submission.is_dir():
         return
-    for wanted, endings in ((names, (".py", ".ipynb")), (layout.ANSWERS_FILES, (".yaml", ".yml"))):
-        found = [p for p in (_find(submission, n) for n in wanted) if p is not None]
-        # Every file of those names (the grading tells which holds the work, as it does for a folder of
-        # submissions: a notebook beside the release's stub .py, say); none: the upload's own files with
-        # the ending, for the grading to tell which one is it (renamed, or named in another case)
-        for path in found or _top_files(submission, endings):
-            shutil.copyfile(path, dest / path.name)
+    code = [p for p in (_find(submission, n) for n in names) if p is not None]
+    answers = [p for p in (_find(submission, n) for n in layout.ANSWERS_FILES) if p is not None]
+    # Every file of those names (the grading tells which holds the work, as it does for a folder of
+    # submissions: a notebook beside the release's stub .py, say); none: the upload's own files with
+    # the ending, for the grading to tell which one is it (renamed, or named in another case)
+    for path in (code or _top_files(submission, (".py", ".ipynb"))) + (
+            answers or _top_files(submission, (".yaml", ".yml"))):
+        shutil.copyfile(path, dest / path.name)
+    for folder in dict.fromkeys([p.parent for p in code] or [submission]):  # modules of the student's own
+        for path in _top_files(folder, (".py",)):  # the code may import (grading/own_modules.py)
+            if not (dest / path.name).exists():
+                shutil.copyfile(path, dest / path.name)
 
 
 def _top_files(folder: Path, endings: tuple[str, ...]) -> list[Path]:

@@ -89,7 +89,7 @@ def confine(setup: Setup, workdir: str, entry: str, ruleset: int | None) -> None
     isolation.die_with_parent(signal.SIGKILL, parent=setup.zygote_pid)
     os.chdir(workdir)
     os.environ["HOME"] = workdir  # the rest of the environment, and nothing else, the zygote set
-    imports.restrict(setup.import_path, setup.gate, own=os.path.splitext(entry)[0])
+    imports.restrict(setup.import_path, setup.gate, own=os.path.splitext(entry)[0], home=workdir)
 
 
 def _mapped() -> int:

@@ -1,4 +1,5 @@
-"""What a confined child may import: the whole standard library, the course's packages, nothing else.
+"""What a confined child may import: the whole standard library, the course's packages, the student's own
+modules sent beside the code, nothing else.
 
 The child drops to an unprivileged uid, which may not be able to walk to the interpreter's files (a
 Python installed under a 0700 home, say). So before dropping, it opens each standard-library folder
@@ -66,6 +67,22 @@ class _RefusedLoader:
         pass
 
 
+class _OwnLoader:
+    """Runs a module of the student's own, named in tracebacks as they name it (`helpers.py`)."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        with open(self.path, "rb") as f:
+            source = f.read()
+        module.__file__ = os.path.basename(self.path)
+        exec(compile(source, module.__file__, "exec", dont_inherit=True), module.__dict__)
+
+
 def _guarded_lines(source: str) -> list[tuple[int, int]]:
     """The lines of every `try` body whose handlers would catch an ImportError (bare, Exception,
     BaseException, ImportError, ModuleNotFoundError), and of every `with` whose context names one
@@ -131,6 +148,7 @@ class Gate:
         self.allowed = tuple(allowed)
         self.names = allowed_names(self.allowed)
         self.own = own
+        self.home = ""  # the submission's folder, where its own modules are
         self.loading = None  # (file name, source being run) while a submission's top lines run
         self.refused: list[tuple[str, int, str]] = []  # (message, line, its code) of each module given as Refused
 
@@ -138,6 +156,10 @@ class Gate:
         top = fullname.partition(".")[0]
         if top in self.names or top == self.own:
             return None  # the ordinary finders look for it
+        if fullname == top and self.home and os.path.isfile(os.path.join(self.home, f"{top}.py")):
+            # The student's own module, sent beside the code (grading/own_modules.py).
+            return importlib.machinery.ModuleSpec(top, _OwnLoader(os.path.join(self.home, f"{top}.py")),
+                                                  origin=f"{top}.py")
         listed = ", ".join(self.allowed) if self.allowed else "only the standard library"
         message = f"import of {top} is not allowed in this course (allowed: {listed})"
         line = self._top_line()
@@ -204,10 +226,10 @@ def import_path(opened: dict[str, str]) -> tuple[str, ...]:
     return tuple(opened[p] for p in stdlib_dirs() if p in opened)
 
 
-def restrict(path: tuple[str, ...], gate: Gate, own: str) -> None:
+def restrict(path: tuple[str, ...], gate: Gate, own: str, home: str = "") -> None:
     """Import only through the opened folders (see alias_packages), and only what the gate lets
-    through (built once by the zygote; `own` is the submission's module)."""
+    through (built once by the zygote; `own` is the submission's module, `home` its folder)."""
     sys.path[:] = path
     sys.path_importer_cache.clear()
-    gate.own = own
+    gate.own, gate.home = own, home
     sys.meta_path.insert(0, gate)
