@@ -367,6 +367,13 @@ def test_a_file_whose_demo_raises_before_its_defs_is_graded_on_them(sb, top):
         assert s.call("f", [S]).kind == "returned"
 
 
+def test_the_lines_run_after_a_failure_keep_the_files_future_imports(sb):
+    source = ("from __future__ import annotations\nx = 1 / 0\n"
+              "def f(S: Later) -> Later:\n    return S\n")  # annotations not evaluated: Later is no name
+    with session(sb, source) as s:
+        assert s.load.ok and s.call("f", [S]).kind == "returned"
+
+
 def test_a_file_that_defines_nothing_after_raising_is_ungradable_for_its_first_failure(sb):
     with session(sb, "x = 1 / 0\ny = [][1]\nz = 3\n") as s:
         assert not s.load.ok and "loading raised ZeroDivisionError" in s.load.message

@@ -70,5 +70,7 @@ def after(source: bytes | str, filename: str, exc: BaseException) -> list[types.
     rest = [statement for first, statement in body if first > line]
     if len(rest) == len(body):  # the line is not the file's
         return []
-    return [compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec", dont_inherit=True)
+    # The file's `from __future__ import annotations` holds for its later lines too.
+    future = [s for _, s in body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
+    return [compile(ast.Module(body=[*future, statement], type_ignores=[]), filename, "exec", dont_inherit=True)
             for statement in rest]
