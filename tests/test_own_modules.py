@@ -83,12 +83,13 @@ def test_a_helpers_error_is_the_students_with_its_file_named(tmp_path):
     assert any("'numpy.ndarray' object has no attribute 'summ'" in t.get("output", "") for t in tests)
 
 
-def test_a_notebook_sends_the_modules_its_code_imports(tmp_path):
+@pytest.mark.parametrize("source", [USES_HELPER, "%run helpers.py\n\ndef softmax(S):\n    return stable_softmax(S)\n"])
+def test_a_notebook_sends_the_modules_its_code_imports(tmp_path, source):
     (tmp_path / "helpers.py").write_text(HELPER)
     cell = {"cell_type": "code", "metadata": {"nbgrader": {"solution": True, "grade_id": "softmax"}},
-            "source": USES_HELPER, "outputs": [], "execution_count": None}
+            "source": source, "outputs": [], "execution_count": None}
     nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (tmp_path / "attention.ipynb").write_text(json.dumps(nb))
     limits = week_class.load_course(week_class.write_course(tmp_path / "course")).limits
     files = code_files(tmp_path / "attention.ipynb", entry="attention.py", functions=("softmax",), limits=limits)
-    assert files["helpers.py"] == HELPER.encode()
+    assert files["helpers.py"] == HELPER.encode() and b"from helpers import" in files["attention.py"]

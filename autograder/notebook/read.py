@@ -31,7 +31,8 @@ as it is in the notebook.
 
 The grader runs plain Python, so IPython magics in a taken cell are skipped: a line magic or shell
 escape (`%timeit f(S)`, `!pip install x`) or a request for help (`np.exp?`) becomes `pass`, a cell magic whose body is Python
-(`%%time`) its first line only, and a cell under any other cell magic (`%%bash`) the whole cell.
+(`%%time`) its first line only, and a cell under any other cell magic (`%%bash`) the whole cell;
+`%run helpers.py` becomes `from helpers import *` (the student's own module, grading/own_modules.py).
 The module prints one line for each, naming the cell and line, so the student's output says so.
 
 The quiz answers are the text of the cell(s) whose metadata holds `"qkv": {"answers": true}`,
@@ -52,6 +53,7 @@ PRELUDE = "import numpy as np\n"
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})  # %%name whose body is Python
 MAGICS_NOTE = "(the grader runs plain Python)"
 HELPER_BYTES = 256 << 10  # of the code cells a student added, at most this much source is parsed, all told
+RUN_MAGIC = re.compile(r"%run[ \t]+([A-Za-z_]\w*)\.py")  # `%run helpers.py`: as `from helpers import *`
 HELP_LINE = re.compile(r"\?{1,2}[\w.*%]+|[\w.*%]+\?{1,2}")  # IPython's help: `np.exp?`, `??f`
 ANSWERS_HEADER = "# Quiz answers"
 ANSWERS_META = "qkv"
@@ -172,10 +174,14 @@ def without_magics(source: str, label: str) -> tuple[str, list[str]]:
         name = magics[0][1][2:].split(maxsplit=1)[0] if len(magics[0][1]) > 2 else ""
         if name not in PYTHON_CELL_MAGICS:  # its body is not Python (a shell script, a file to write)
             return "", [f"{label}: skipped: the cell magic {magics[0][1][:40]!r} runs no Python here"]
+    notes = []
     for number, text in magics:
         line = lines[number - 1]
-        lines[number - 1] = line[:len(line) - len(line.lstrip())] + "pass"
-    notes = [f"{label}, line {number}: IPython magic {text[:40]!r} skipped" for number, text in magics]
+        run = RUN_MAGIC.fullmatch(text.rstrip())
+        instead = f"from {run[1]} import *" if run else "pass"  # a module of the student's own, beside it
+        lines[number - 1] = line[:len(line) - len(line.lstrip())] + instead
+        said = f"read as {instead!r}" if run else "skipped"
+        notes.append(f"{label}, line {number}: IPython magic {text[:40]!r} {said}")
     return "\n".join(lines) + "\n", notes
 
 
