@@ -93,3 +93,10 @@ def test_a_notebook_sends_the_modules_its_code_imports(tmp_path, source):
     limits = week_class.load_course(week_class.write_course(tmp_path / "course")).limits
     files = code_files(tmp_path / "attention.ipynb", entry="attention.py", functions=("softmax",), limits=limits)
     assert files["helpers.py"] == HELPER.encode() and b"from helpers import" in files["attention.py"]
+
+
+def test_a_file_of_a_million_imports_costs_a_bounded_look(tmp_path, monkeypatch):
+    looked = []
+    monkeypatch.setattr(om.os.path, "isfile", lambda p: looked.append(p) or False)
+    code = b"".join(b"import m%d\n" % i for i in range(100_000))
+    assert _own(tmp_path, code) == {} and len(looked) == om.MAX_LOOKS

@@ -16,6 +16,7 @@ from pathlib import Path
 from autograder.course import layout
 
 MAX_MODULES = 16
+MAX_LOOKS = 256  # of the import statements read, and of the names looked up beside the code
 # A statement starts a line, or follows a `\n` escape inside a notebook's JSON string.
 _IMPORT = re.compile(rb"(?:\\n|\b)(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+([A-Za-z_][\w., \t]*))")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
@@ -30,7 +31,7 @@ def imported_names(source: bytes) -> list[str]:
     reads too, and words in a comment or string may come along (a name with no file beside is no module)."""
     names: dict[str, None] = {}
     windows, at = [], source.find(b"import")
-    while at >= 0:  # only around the word: matching the whole file costs more
+    while at >= 0 and len(windows) < MAX_LOOKS:  # only around the word: matching the whole file costs more
         windows.append(source[max(0, at - 80):at + 120])  # `from <name> import`, `import <names>`
         at = source.find(b"import", at + 6)
     for single, listed in _IMPORT.findall(b"\0".join(windows)):
@@ -52,10 +53,12 @@ def own_modules(folder: Path | str, code: bytes, *, entry: str, limit: int, read
     taken: dict[str, bytes] = {}
     stem = os.path.splitext(entry)[0]
     waiting = imported_names(code)
-    while waiting and len(taken) < MAX_MODULES:
+    looked = 0
+    while waiting and len(taken) < MAX_MODULES and looked < MAX_LOOKS:  # a file of hostile imports: bounded
         name = waiting.pop(0)
         if name in _NOT_OWN or name == stem or name.startswith("test_") or f"{name}.py" in taken:
             continue
+        looked += 1
         path = os.path.join(folder, f"{name}.py")
         if not os.path.isfile(path) or os.path.islink(path):  # most often no such file: one stat
             continue
