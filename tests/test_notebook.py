@@ -77,7 +77,10 @@ def test_reordered_cells_keep_notebook_order(filled):
 
 def test_a_scratch_cell_without_metadata_is_not_taken_when_solution_cells_exist(filled):
     cells = cells_of(filled) + [code("def softmax(S):\n    return S  # a scratch experiment\n")]
-    assert "a scratch experiment" not in extract(with_cells(cells))
+    module = extract(with_cells(cells))
+    assert "a scratch experiment" not in module
+    n = len(cells)  # the student is told, in the output of their code
+    assert f"cell {n}: its softmax() not taken: the one in the exercise's own cell is graded" in module
 
 
 def test_without_nbgrader_metadata_the_cells_defining_the_functions_are_taken(filled):
@@ -108,7 +111,8 @@ def test_a_helper_in_a_cell_of_its_own_is_taken_without_the_rest_of_the_cell(fil
     S = np.array([[1.0, 2.0, 0.5], [1000.0, 1001.0, 999.0]])
     assert np.allclose(namespace["softmax"](S), CONTENT.reference.softmax(S))  # the solution cell's, with the helper
     assert namespace["EPS"] == 0.0 and namespace["math"].pi > 3 and "an experiment" not in module
-    assert printed.getvalue() == f"cell {at + 1}: its definitions are taken (EPS, _stable); the rest of it is not run\n"
+    assert printed.getvalue() == (f"cell {at + 1}: its definitions are taken (EPS, _stable); the rest of it is not run\n"
+                                  f"cell {at + 1}: its softmax() not taken: the one in the exercise's own cell is graded\n")
 
 
 def test_values_an_added_cell_works_out_are_taken_but_not_its_demo_calls(filled):

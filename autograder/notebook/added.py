@@ -82,22 +82,26 @@ def _guarded(node) -> str | None:
     return text
 
 
-def definitions(source: str, functions) -> tuple[str, str, list[str]]:
+def definitions(source: str, functions) -> tuple[str, str, list[str], list[str]]:
     """What is taken of a code cell the student added (see the module docstring), but the defs of
     `functions` (those the solution cells define): (its imports, each guarded, to run before it; the
     cell with every other line blank but those of its definitions, then its names bound to values
     worked out from others (`TINY = np.finfo(float).tiny`), each guarded and on lines of its own after
-    the cell's; the names it defines), or ("", "", []) when it has none or does not parse."""
+    the cell's; the names it defines; the names of `functions` it defines too, not taken), or
+    ("", "", [], []) when it has none or does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):  # a scratch cell: not the graded code
-        return "", "", []
+        return "", "", [], []
     lines = cell_lines(source)
     kept = [False] * len(lines)
-    imports, names, futures, computed = [], [], [], []
+    imports, names, futures, computed, graded = [], [], [], [], []
     for node in tree.body:
         first = node.lineno
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name not in functions:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in functions:
+            graded.append(node.name)
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             first = min([first, *(d.lineno for d in node.decorator_list)])
             names.append(node.name)
         elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
@@ -125,7 +129,7 @@ def definitions(source: str, functions) -> tuple[str, str, list[str]]:
         for i in range(first - 1, node.end_lineno):
             kept[i] = True
     if not (names or imports):
-        return "", "", []
+        return "", "", [], graded
     guarded = "".join(futures) + "".join(f"try:\n    {' '.join(i.split())}\nexcept ImportError:\n    pass\n" for i in imports)
     body = "\n".join(line if keep else "" for line, keep in zip(lines, kept)) + "\n"
-    return guarded, (body.rstrip() + "\n" + "".join(computed) if computed else body), names
+    return guarded, (body.rstrip() + "\n" + "".join(computed) if computed else body), names, graded

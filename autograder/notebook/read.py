@@ -237,11 +237,14 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
             notes.append(f"{label}: not taken: larger than the {HELPER_BYTES >> 10} KiB read of cells you added")
             continue
         parse_budget -= len(body)
-        guarded, body, names = added.definitions(body, graded)
+        guarded, body, names, overridden = added.definitions(body, graded)
         if guarded or names:
             cells.append((label, guarded, body.rstrip()))
         if names:
             notes.append(f"{label}: its definitions are taken ({', '.join(names)[:120]}); the rest of it is not run")
+        if overridden:  # a solution cell defines it: that one is graded (a scratch version must not override it)
+            notes.append(f"{label}: its {', '.join(f'{n}()' for n in overridden)[:120]} not taken: "
+                         "the one in the exercise's own cell is graded")
     said = "".join(f"print({note!r})\n" for note in notes)
     parts = ["# The code cells of the notebook, in notebook order.\n", PRELUDE, said]  # no file name: untrusted
     starts, line = [], 1 + PRELUDE.count("\n") + len(notes)
