@@ -41,9 +41,20 @@ def test_a_file_whose_coding_line_says_latin_1_is_read_as_python_reads_it(tmp_pa
     assert code == 0 and "5 of 5 functions pass" in out
 
 
-def test_non_utf8_file_is_one_clear_line(tmp_path, capsys, course):
+def test_a_file_saved_in_windows_code_page_without_a_coding_line_is_read_as_its_editor_wrote_it(
+        tmp_path, capsys, course, assignment):
     path = tmp_path / "attention.py"
-    path.write_bytes(b"# caf\xe9\n")
+    source = course.path(assignment.source).read_text()
+    path.write_bytes(("# José’s attention\n" + source).encode("cp1252"))  # Python itself would refuse it
+    code, out, _ = run_check(capsys, course, path)
+    assert code == 0 and "5 of 5 functions pass" in out
+
+
+@pytest.mark.parametrize("data", [b"# caf\x81\n", "# -*- coding: utf-8 -*-\n# café\n".encode("latin-1")])
+def test_non_utf8_file_is_one_clear_line(tmp_path, capsys, course, data):
+    """Bytes no code page gives a character, or a coding line the bytes belie."""
+    path = tmp_path / "attention.py"
+    path.write_bytes(data)
     code, _, err = run_check(capsys, course, path)
     assert code == 2 and "not UTF-8" in err and err.count("\n") == 1
 

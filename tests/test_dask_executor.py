@@ -117,7 +117,7 @@ def test_the_client_reads_code_within_the_limits_and_names_what_it_refuses(tmp_p
     good, big, latin = tmp_path / "good.py", tmp_path / "big.py", tmp_path / "latin.py"
     good.write_text(reference_source)
     big.write_bytes(b"#" * (course.limits.max_submission_kb * 1024 + 1))
-    latin.write_bytes("# caf\xe9\n".encode("latin-1"))
+    latin.write_bytes(b"# caf\x81\n")  # no character in UTF-8 nor in Windows' code page
     read = {p.stem: with_files(course, ASSIGNMENT, Submission(p.stem, p, None)) for p in (good, big, latin)}
     assert read["good"].files == {"attention.py": reference_source.encode()} and not read["good"].problem
     assert read["big"].files is None and "larger than" in read["big"].problem

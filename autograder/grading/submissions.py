@@ -2,17 +2,15 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import os
 import stat
-import tokenize
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from autograder.content import loader
-from autograder.grading import stubs
+from autograder.grading import python_source, stubs
 from autograder.grading.own_modules import own_modules
 from autograder.sandbox import wire
 from autograder.course import deadlines, layout
@@ -133,9 +131,8 @@ def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]
                 **own_modules(path.parent, data, entry=entry, limit=limit, read=_read_bytes)}
     data = _read_bytes(path, limit)
     modules = own_modules(path.parent, data, entry=entry, limit=limit, read=_read_bytes)
-    try:  # UTF-8, or what a coding line (PEP 263: `# -*- coding: latin-1 -*-`) says, as Python reads it
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        data.decode(encoding)
+    try:
+        data = python_source.as_python_reads(data)
     except (SyntaxError, LookupError, UnicodeDecodeError) as e:
         where = f" (byte {e.start})" if isinstance(e, UnicodeDecodeError) else ""
         raise QkvError(f"{path}: not UTF-8 text{where}, and no coding line says what it is; save the file as UTF-8") \
