@@ -167,3 +167,13 @@ def test_a_released_copy_carries_the_call_limits_of_its_functions(course):
     odd = {"timeouts": {"train": -1, "softmax_backward": "9", "score_backward": True, "a": 3, "b": float("nan")}}
     assert run.Target("training", odd, None, ("numpy",), None).timeouts == {"a": 3.0}
     assert run.Target("training", {"timeouts": [1]}, None, ("numpy",), None).timeouts == {}
+
+
+def test_a_line_of_the_file_that_stopped_while_loading_is_a_note_and_not_a_function(tmp_path, capsys, course,
+                                                                                      assignment):
+    path = tmp_path / "attention.py"
+    source = course.path(assignment.source).read_text()
+    path.write_text("import argparse\nargs = argparse.ArgumentParser().parse_args()\n" + source)
+    code, out, _ = run_check(capsys, course, path)
+    assert code == 0 and "5 of 5 functions pass" in out
+    assert out.startswith("NOTE  attention.py: loading raised SystemExit: 2 (line 2 in <module>: args = ")

@@ -131,10 +131,11 @@ def check_code(target: Target, path: Path) -> list[Line]:
         try:
             if not calls.session.load.ok:
                 return [Line(target.code_file, "fail", calls.session.load.message)]
+            notes = [Line(target.code_file, "note", text) for text in calls.session.load.stopped]
             lines = [public_checks.check_function(calls, function, target.cases) for function in target.functions]
         finally:
             calls.close()
-    return public_checks.with_chain_hints(lines, target.cases)
+    return notes + public_checks.with_chain_hints(lines, target.cases)
 
 
 def check_answers(target: Target, source) -> tuple[bool, list[str]]:

@@ -268,7 +268,8 @@ class Child:
             elif resumed or rest or (self.cells is None and _defines_functions(module)):  # a file goes on
                 then = ("the file's lines after it were run" if rest or resumed
                         else "what the file defined before that is graded")
-                stopped += [(failure[0], f"{failure[1]}{where}; {then}")] if len(stopped) < MAX_STOPS else []
+                said = (failure[0], f"{failure[1]}{where}; {then}")  # once (`plot(A); savefig(f)` fails twice)
+                stopped += [said] if len(stopped) < MAX_STOPS and said not in stopped else []
                 pieces += [(None, statement, text) for statement in rest or ()]
                 resumed = resumed or bool(rest)
             else:  # nothing to go on with (a notebook's first lines are the grader's own)

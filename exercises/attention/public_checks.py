@@ -24,14 +24,15 @@ class NotImplementedYet(Exception):
 
 @dataclass(frozen=True)
 class Line:
-    """The verdict for one function: ok, todo (not implemented) or fail, with one sentence."""
+    """The verdict for one function: ok, todo (not implemented) or fail, with one sentence; or a note
+    on the file (a line of its own code that stopped while it loaded)."""
 
     function: str
     status: str
     message: str
 
     def __str__(self) -> str:
-        mark = {"ok": "PASS", "todo": "TODO", "fail": "FAIL"}[self.status]
+        mark = {"ok": "PASS", "todo": "TODO", "fail": "FAIL", "note": "NOTE"}[self.status]
         return f"{mark}  {self.function}: {self.message}"
 
 
