@@ -75,6 +75,24 @@ def test_reordered_cells_keep_notebook_order(filled):
     assert code_text.index("def attend(") < code_text.index("def project(")
 
 
+@pytest.mark.parametrize("above", [False, True])
+def test_a_function_left_as_the_releases_stub_is_graded_from_the_cell_the_student_wrote_it_in(released, above):
+    """The stub left in its cell and the work in a cell added below it (or above): the work is graded,
+    the stub is left out, and the student is told which cell's function is graded."""
+    cells = cells_of(released)
+    at = next(i for i, c in enumerate(cells) if notebook.is_solution(c) and "def softmax(" in "".join(c["source"]))
+    work = code("def softmax(S):\n    return S * 2.0  # my work\n\nsoftmax(np.ones(3))\n")
+    cells.insert(at if above else at + 1, work)
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(extract(with_cells(cells)), "attention.py", "exec"), namespace)
+    assert namespace["softmax"](3.0) == 6.0
+    with pytest.raises(NotImplementedError):  # the other functions are still the stubs they were
+        namespace["score"](None, None)
+    work_label, stub_label = (f"cell {at + 1}", f"cell {at + 2} (softmax)") if above else (f"cell {at + 2}", f"cell {at + 1} (softmax)")
+    assert f"{stub_label}: its softmax() is still the release's stub: the one in {work_label} is graded" in printed.getvalue()
+
+
 def test_a_scratch_cell_without_metadata_is_not_taken_when_solution_cells_exist(filled):
     cells = cells_of(filled) + [code("def softmax(S):\n    return S  # a scratch experiment\n")]
     module = extract(with_cells(cells))

@@ -38,6 +38,19 @@ def count(source: str | bytes) -> int | None:
     return sum(isinstance(node, ast.FunctionDef) and _is_stub(node) for node in tree.body)
 
 
+def stub_lines(source: str) -> dict[str, tuple[int, int]]:
+    """{name: (first line, last line)} of each top-level function of `source` that is a stub (its
+    decorators included); empty when there is none or it does not parse."""
+    if "NotImplementedError" not in source:  # most cells: no parse
+        return {}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    return {node.name: (min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno)
+            for node in tree.body if isinstance(node, ast.FunctionDef) and _is_stub(node)}
+
+
 def in_file(path: Path, limit: int) -> int | None:
     """The stubs left in a .py file or in a notebook's solution cells (None when unreadable)."""
     from autograder.grading.submissions import is_notebook, read_limited  # noqa: PLC0415 - they import this module

@@ -14,7 +14,7 @@ From the other code cells the student wrote (those without nbgrader metadata; in
 without any, the cells that define none of the functions) only definitions are taken, line for
 line where they stand: top-level `def` and `class` (but not an exercise function that a solution
 cell defines: that cell is its graded one, and a scratch experiment must not override it; one whose
-solution cell was deleted is taken), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
+solution cell was deleted, or still holds the release's stub, is taken), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
 the grader lacks (a plotting library) costs nothing until it is used. Names bound to values worked out
 with numpy's or math's functions only (`TINY = np.finfo(float).tiny`; not `out = solve(X)`, a
 call of the student's own code, nor a plot) are taken too, each guarded, after the cell's
@@ -46,6 +46,7 @@ import re
 from pathlib import Path
 
 from autograder.errors import QkvError
+from autograder.grading import stubs
 from autograder.notebook import added
 from autograder.quiz.answers import Answers
 
@@ -223,14 +224,19 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
     part for it begins (the worker runs each such part on its own, as Jupyter runs cells)."""
     cells, notes = [], []
     parse_budget = HELPER_BYTES
-    taken = code_cells(data, path, functions)
     defines = _defines(functions)
-    graded = {m for _, source, solution in taken if solution for m in defines.findall(source)}
-    for label, source, solution in taken:
+    taken = []  # (label, the cell without its magics, solution, its skipped magics)
+    for label, source, solution in code_cells(data, path, functions):
         source = source.replace("\r\n", "\n").replace("\r", "\n")  # lines end as the line map counts them
-        body, skipped = without_magics(source, label)
+        taken.append((label, *without_magics(source, label), solution))
+    # A function whose solution cells hold only the release's stub is graded from a cell the student added.
+    stubbed = {label: stubs.stub_lines(body) for label, body, _, solution in taken if solution}
+    graded = {m for label, body, _, solution in taken if solution for m in defines.findall(body)
+              if m not in stubbed[label]}
+    replaced: dict = {}  # function -> the added cell whose definition replaces its stub
+    for label, body, skipped, solution in taken:
         if solution:
-            cells.append((label, "", body.rstrip()))
+            cells.append([label, "", body.rstrip()])
             notes += [f"{note} {MAGICS_NOTE}" for note in skipped]
             continue
         if len(body) > parse_budget:  # an added cell is parsed here, in the trusted process: only so much
@@ -239,12 +245,20 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
         parse_budget -= len(body)
         guarded, body, names, overridden = added.definitions(body, graded)
         if guarded or names:
-            cells.append((label, guarded, body.rstrip()))
+            cells.append([label, guarded, body.rstrip()])
         if names:
             notes.append(f"{label}: its definitions are taken ({', '.join(names)[:120]}); the rest of it is not run")
         if overridden:  # a solution cell defines it: that one is graded (a scratch version must not override it)
             notes.append(f"{label}: its {', '.join(f'{n}()' for n in overridden)[:120]} not taken: "
                          "the one in the exercise's own cell is graded")
+        replaced.update((n, label) for n in names if any(n in lines for lines in stubbed.values()))
+    for cell in cells:  # a stub replaced is left out (lines kept blank), wherever its cell is
+        for name, (first, last) in stubbed.get(cell[0], {}).items():
+            if name in replaced:
+                lines = cell[2].split("\n")
+                lines[first - 1:last] = [""] * len(lines[first - 1:last])
+                cell[2] = "\n".join(lines)
+                notes.append(f"{cell[0]}: its {name}() is still the release's stub: the one in {replaced[name]} is graded")
     said = "".join(f"print({note!r})\n" for note in notes)
     parts = ["# The code cells of the notebook, in notebook order.\n", PRELUDE, said]  # no file name: untrusted
     starts, line = [], 1 + PRELUDE.count("\n") + len(notes)
@@ -265,7 +279,6 @@ def extract_code(data: bytes, path, functions) -> bytes:
 def stubs_left(data: bytes, path) -> int | None:
     """How many functions of the solution cells (of every code cell, without solution metadata) are
     still the release's stubs (see grading/stubs.py); None when it is not a notebook."""
-    from autograder.grading import stubs  # noqa: PLC0415
     name = Path(path).name
     try:
         cells = _cells(data, name)
