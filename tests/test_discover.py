@@ -1,4 +1,5 @@
 """Discovery lists each student's folder once: it finds exactly what looking each name up finds."""
+import json
 import os
 
 from autograder.grading import submissions
@@ -94,8 +95,12 @@ def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_not
     from tests.conftest import ROOT
     from tests.course_content import CONTENT
     released = ROOT / "exercises" / "attention"
-    for student in ("notebook", "script", "untouched", "notebook_with_answers_yaml", "broken_script"):
+    for student in ("notebook", "script", "untouched", "notebook_with_answers_yaml", "broken_script", "added_cell"):
         shutil.copytree(released, tmp_path / student)
+    nb = json.loads((released / "attention.ipynb").read_text())  # every stub left, the work in a cell added below
+    nb["cells"].append({"cell_type": "code", "metadata": {}, "source": CONTENT.reference_source, "outputs": [],
+                        "execution_count": None})
+    (tmp_path / "added_cell" / "attention.ipynb").write_text(json.dumps(nb))
     filled = synthetic.notebook_submission((released / "attention.ipynb").read_text(), CONTENT.reference_source,
                                            "# Quiz answers\nany-length: true\n")
     for student in ("notebook", "notebook_with_answers_yaml", "broken_script"):
@@ -108,10 +113,10 @@ def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_not
     assert read == {"notebook": ("attention.ipynb", None), "script": ("attention.py", "answers.yaml"),
                     "untouched": ("attention.py", "answers.yaml"),
                     "notebook_with_answers_yaml": ("attention.ipynb", "answers.yaml"),
-                    "broken_script": ("attention.ipynb", None)}
-    assert sum("holds more of the release's stubs" in n for n in notes) == 2
+                    "broken_script": ("attention.ipynb", None), "added_cell": ("attention.ipynb", None)}
+    assert sum("holds more of the release's stubs" in n for n in notes) == 3
     assert sum("does not parse" in n for n in notes) == 1
-    assert sum("answers nothing, as released" in n for n in notes) == 2
+    assert sum("answers nothing, as released" in n for n in notes) == 3
 
 
 def test_stubs_are_counted_in_a_file_read_as_python_reads_it(tmp_path):

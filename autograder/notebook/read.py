@@ -278,13 +278,17 @@ def extract_code(data: bytes, path, functions) -> bytes:
 
 def stubs_left(data: bytes, path) -> int | None:
     """How many functions of the solution cells (of every code cell, without solution metadata) are
-    still the release's stubs (see grading/stubs.py); None when it is not a notebook."""
+    still the release's stubs (see grading/stubs.py), but those a cell the student added defines (as
+    `extract` grades them); None when it is not a notebook."""
     name = Path(path).name
     try:
         cells = _cells(data, name)
         code = [(n, c) for n, c in enumerate(cells, 1) if c.get("cell_type") == "code"]
         solution = [(n, c) for n, c in code if is_solution(c)] or code
-        return sum(stubs.count(_source(c, n, name)) or 0 for n, c in solution)
+        left = {f for n, c in solution for f in stubs.stub_lines(_source(c, n, name))}
+        numbers = {n for n, _ in solution}
+        others = "\n".join(_source(c, n, name) for n, c in code if n not in numbers and not _released(c))
+        return len(left - set(_defines(sorted(left)).findall(others))) if left and others else len(left)
     except QkvError:
         return None
 
