@@ -14,8 +14,9 @@ From the other code cells the student wrote (those without nbgrader metadata; in
 without any, the cells that define none of the functions) only definitions are taken, line for
 line where they stand: top-level `def` and `class` (but not an exercise function that a solution
 cell defines: that cell is its graded one, and a scratch experiment must not override it; one whose
-solution cell was deleted, or still holds the release's stub, is taken), names bound to constants (`EPS = 1e-9`), and imports, guarded so that a module
-the grader lacks (a plotting library) costs nothing until it is used. Names bound to values worked out
+solution cell was deleted, or still holds the release's stub, is taken), names bound to constants
+(`EPS = 1e-9`), and imports, guarded so that a module the grader lacks (a plotting library) costs
+nothing until it is used. Names bound to values worked out
 with numpy's or math's functions only (`TINY = np.finfo(float).tiny`; not `out = solve(X)`, a
 call of the student's own code, nor a plot) are taken too, each guarded, after the cell's
 definitions. A helper in a cell of its own is then there as it is in the notebook, while the cell's
@@ -30,8 +31,9 @@ taken. The extracted module starts with PRELUDE, the notebook's own setup import
 as it is in the notebook.
 
 The grader runs plain Python, so IPython magics in a taken cell are skipped: a line magic or shell
-escape (`%timeit f(S)`, `!pip install x`) or a request for help (`np.exp?`) becomes `pass`, a cell magic whose body is Python
-(`%%time`) its first line only, and a cell under any other cell magic (`%%bash`) the whole cell;
+escape (`%timeit f(S)`, `!pip install x`) or a request for help (`np.exp?`) becomes `pass`, a cell
+magic whose body is Python (`%%time`) its first line only, and a cell under any other cell magic
+(`%%bash`) the whole cell;
 `%run helpers.py` becomes `from helpers import *` (the student's own module, grading/own_modules.py).
 The module prints one line for each, naming the cell and line, so the student's output says so.
 
@@ -125,8 +127,9 @@ def is_solution(cell: dict) -> bool:
 def magic_lines(source: str) -> list[tuple[int, str]]:
     """(line number, line) of each IPython magic or shell escape in a cell, in order.
 
-    A magic starts a logical line with % or ! (or is IPython's help, `np.exp?`); a % or != that continues an expression inside
-    brackets, after a backslash or inside a string is Python and is left alone.
+    A magic starts a logical line with % or ! (or is IPython's help, `np.exp?`); a % or != that
+    continues an expression inside brackets, after a backslash or inside a string is Python and is
+    left alone.
     """
     found = []
     depth, quote, continued = 0, "", False

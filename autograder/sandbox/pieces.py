@@ -51,7 +51,7 @@ def _statements(source: bytes | str, filename: str) -> list:
     """(first line, statement) of each top-level statement; a decorated one starts at its first decorator."""
     try:
         body = ast.parse(source, filename).body
-    except (SyntaxError, ValueError):  # it compiled once; parsed again it should too
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # it compiled once: it should parse again
         return []
     return [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s) for s in body]
 
