@@ -82,7 +82,8 @@ def submission_hash(course, sub: Submission) -> str:
                 data = read_limited(path, limit)
                 digest.update(_sha(data).encode())
                 if path is sub.code:  # the modules of its own it imports count as its code
-                    modules = own_modules(path.parent, data, entry=path.name, limit=limit, read=read_limited)
+                    modules = own_modules(path.parent, data, entry=path.name,
+                                          limit=course.limits.max_submission_kb * 1024, read=read_limited)
                     for name, module in sorted(modules.items()):
                         digest.update(f"\0{name}\0{_sha(module)}".encode())
             except QkvError as e:
