@@ -345,6 +345,15 @@ def test_a_file_that_raises_at_its_top_level_goes_on_after_that_statement(sb):
         assert [s.call(name, [S]).kind for name in ("f", "g")] == ["returned", "returned"]
 
 
+@pytest.mark.parametrize("stop", ["sys.exit()", "sys.exit(0)", "raise SystemExit", "exit()"])
+def test_a_file_that_stops_itself_is_not_run_past_that_line(sb, stop):
+    """`sys.exit()` after the functions, to keep a long experiment below from running: it does not run."""
+    source = f"import sys\ndef f(S):\n    return S\n{stop}\nwhile True:\n    pass\n"
+    with session(sb, source) as s:
+        assert s.load.ok and "what the file defined before that is graded" in s.load.stopped[0]
+        assert s.call("f", [S]).kind == "returned"
+
+
 def test_a_file_whose_last_statement_raises_is_graded_on_what_it_defined(sb):
     with session(sb, "def f(S):\n    return S\n\nraise ValueError('late')\n") as s:
         assert s.load.ok and s.load.stopped == (

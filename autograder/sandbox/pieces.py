@@ -59,10 +59,13 @@ def _statements(source: bytes | str, filename: str) -> list:
 def after(source: bytes | str, filename: str, exc: BaseException) -> list[types.CodeType]:
     """The file's top-level statements after the one that raised `exc`, each compiled on its own where
     it stands in the file (tracebacks keep their line numbers): run in turn, one that raises stops only
-    itself. Empty when none follow or the line is unknown.
+    itself. Empty when none follow, the line is unknown, or the file stopped itself (`sys.exit()`,
+    `exit()`: what follows is often a long experiment, not meant to run).
 
     What follows the line that raised is taken (of `plot(A); savefig("a.png")`, two statements on one
     line, neither runs again): the file is run through once at most."""
+    if isinstance(exc, SystemExit) and exc.code in (None, 0):  # `sys.exit()`: the file means to stop there
+        return []
     line = failed_line(exc, filename)
     if line is None:
         return []
