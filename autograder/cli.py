@@ -55,8 +55,10 @@ def _check_target(args, path: Path):
     folder = layout.released_folder(path)
     if args.course or Path(layout.COURSE_FILE).is_file() or folder is None:
         course = _course(args)
-        return check.for_course(course, _assignment(course, args))
+        assignment = _assignment(course, args) if args.assignment else check.named_by(course, path)
+        return check.for_course(course, assignment)
     return check.for_release(folder)
+
 
 
 def cmd_check(args) -> int:

@@ -177,3 +177,13 @@ def test_a_line_of_the_file_that_stopped_while_loading_is_a_note_and_not_a_funct
     code, out, _ = run_check(capsys, course, path)
     assert code == 0 and "5 of 5 functions pass" in out
     assert out.startswith("NOTE  attention.py: loading raised SystemExit: 2 (line 2 in <module>: args = ")
+
+
+@pytest.mark.parametrize("name, functions", [("training.py", 6), ("training.ipynb", 6), ("attention.ipynb", 5)])
+def test_in_a_course_the_file_checked_names_its_assignment(capsys, course, name, functions):
+    """`qkv check exercises/training/training.ipynb` at the course's root checks the training
+    assignment, not the course's first."""
+    from tests.conftest import ROOT
+    path = ROOT / "exercises" / name.split(".")[0] / name
+    code, out, _ = run_check(capsys, course, path)
+    assert f"0 of {functions} functions pass the public checks." in out  # the released stubs, not one done

@@ -123,6 +123,17 @@ def paths_to_check(target: Target, path: Path) -> tuple[Path | None, Path | None
                    f"{layout.ANSWERS_FILE} or a folder holding them")
 
 
+def named_by(course: Course, path: Path) -> Assignment:
+    """The assignment whose file (training.ipynb) or folder (exercises/training) the path is, or the
+    course's first."""
+    path = Path(path)
+    for assignment in course.assignments:
+        names = {n.lower() for n in layout.submission_files(assignment)}
+        if path.name.lower() in names or (path.is_dir() and any((path / n).is_file() for n in names)):
+            return assignment
+    return course.assignments[0]
+
+
 def check_code(target: Target, path: Path) -> list[Line]:
     """Run the public checks on one student file (or notebook) and return a line per function."""
     files = submission.code_files(path, entry=target.code_file, functions=target.functions, limits=target.limits)
