@@ -83,7 +83,8 @@ def test_a_helpers_error_is_the_students_with_its_file_named(tmp_path):
     assert any("'numpy.ndarray' object has no attribute 'summ'" in t.get("output", "") for t in tests)
 
 
-@pytest.mark.parametrize("source", [USES_HELPER, "%run helpers.py\n\ndef softmax(S):\n    return stable_softmax(S)\n"])
+@pytest.mark.parametrize("source", [USES_HELPER] + [f"%run {name}\n\ndef softmax(S):\n    return stable_softmax(S)\n"
+                                                    for name in ("helpers.py", "./helpers.py", ".\\helpers.py")])
 def test_a_notebook_sends_the_modules_its_code_imports(tmp_path, source):
     (tmp_path / "helpers.py").write_text(HELPER)
     cell = {"cell_type": "code", "metadata": {"nbgrader": {"solution": True, "grade_id": "softmax"}},
