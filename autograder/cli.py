@@ -60,7 +60,6 @@ def _check_target(args, path: Path):
     return check.for_release(folder)
 
 
-
 def cmd_check(args) -> int:
     from autograder.public import run as check
     path = Path(args.path or ".")

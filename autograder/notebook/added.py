@@ -98,10 +98,10 @@ def definitions(source: str, functions) -> tuple[str, str, list[str], list[str]]
     imports, names, futures, computed, graded = [], [], [], [], []
     for node in tree.body:
         first = node.lineno
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in functions:
-            graded.append(node.name)
-            continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name in functions:  # its solution cell's is graded
+                graded.append(node.name)
+                continue
             first = min([first, *(d.lineno for d in node.decorator_list)])
             names.append(node.name)
         elif isinstance(node, ast.ImportFrom) and node.module == "__future__":

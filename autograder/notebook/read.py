@@ -261,7 +261,8 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
                 lines = cell[2].split("\n")
                 lines[first - 1:last] = [""] * len(lines[first - 1:last])
                 cell[2] = "\n".join(lines)
-                notes.append(f"{cell[0]}: its {name}() is still the release's stub: the one in {replaced[name]} is graded")
+                notes.append(f"{cell[0]}: its {name}() is still the release's stub: "
+                             f"the one in {replaced[name]} is graded")
     said = "".join(f"print({note!r})\n" for note in notes)
     parts = ["# The code cells of the notebook, in notebook order.\n", PRELUDE, said]  # no file name: untrusted
     starts, line = [], 1 + PRELUDE.count("\n") + len(notes)

@@ -273,12 +273,10 @@ class Child:
                 pieces += [(None, statement, text) for statement in rest or ()]
                 resumed = resumed or bool(rest)
             else:  # nothing to go on with (a notebook's first lines are the grader's own)
-                self._refused()
-                self.reply({"op": wire.Op.UNGRADABLE, "reason": failure[0], "message": failure[1], "where": failure[2]})
+                self._ungradable(*failure)
                 return
         if self.cells is None and first_failure and not _defines_functions(module):  # ran on, and defined nothing
-            self._refused()
-            self.reply({"op": wire.Op.UNGRADABLE, **dict(zip(("reason", "message", "where"), first_failure))})
+            self._ungradable(*first_failure)
             return
         refused = self._refused()
         if refused and not _defines_functions(module):  # it imported what it may not, and defined nothing
@@ -298,6 +296,11 @@ class Child:
         except Exception:  # noqa: BLE001 - a stream the student closed, or whose encoding fails: the reply says it
             pass
         self.reply({"op": wire.Op.LOADED, "stopped": [text for _, text in stopped]})
+
+    def _ungradable(self, reason: str, message: str, where: str) -> None:
+        """Reply that the file cannot be graded, for what its top lines raised."""
+        self._refused()
+        self.reply({"op": wire.Op.UNGRADABLE, "reason": reason, "message": message, "where": where})
 
     def _refused(self) -> list[tuple[str, str]]:
         """(the course's line, where) for each module the file's top lines imported that the course does
