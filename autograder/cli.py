@@ -121,7 +121,7 @@ def cmd_grade(args) -> int:
     if not args.quiet:
         from autograder.reports import class_report as report
         out = Path(args.out)
-        print(report.terminal_summary(course, _assignment(course, args), out, summary.students, summary.briefs))
+        print(report.terminal_summary(course, _assignment(course, args), out, summary.students, summary.tally))
         for line in grade.roster_lines(summary):
             print(line)
         print(f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "

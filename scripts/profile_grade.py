@@ -49,7 +49,7 @@ def timed(owner, name: str, label: str) -> None:
 
 
 def instrument() -> None:
-    from autograder.grading import batch, calls, results, suite_runner, submissions  # noqa: PLC0415
+    from autograder.grading import batch, calls, plan, results, suite_runner, submissions  # noqa: PLC0415
     from autograder.reports import feedback, outputs  # noqa: PLC0415
     from autograder.sandbox import host, session  # noqa: PLC0415
 
@@ -68,8 +68,7 @@ def instrument() -> None:
     timed(results, "write", "write results JSON")
     timed(outputs, "write", "outputs: gradebook, report")
     timed(feedback, "render", "outputs: feedback pages")
-    timed(batch, "_plan", "run: what to regrade")
-    timed(batch, "_discover", "run: discover submissions")
+    timed(plan, "make", "run: discover, what to regrade")
     quiz = batch.extra_tests_for
 
     def extra_tests_for(*args):

@@ -73,7 +73,7 @@ def test_the_cli_names_missing_and_unexpected_students(tmp_path, capsys):
 def test_the_terminal_summary_names_late_students_and_their_credit(week):
     from autograder.reports import class_report
     course, _, out, summary = week
-    text = class_report.terminal_summary(course, course.assignments[0], out, summary.students, summary.briefs)
+    text = class_report.terminal_summary(course, course.assignments[0], out, summary.students, summary.tally)
     assert "Handed in late (3): bob 80 %, carol 0 %, frank 50 %" in text
 
 

@@ -52,8 +52,8 @@ def page_text(out, student: str) -> str:
     return (out / "feedback" / f"{student}.html").read_text(encoding="utf-8")
 
 
-def build_results(out):
-    return report.load(out, [p.stem for p in (out / "results").glob("*.json")])
+def tally_of(out, assignment):
+    return report.Tally.of(assignment, report.load(out, [p.stem for p in (out / "results").glob("*.json")]))
 
 
 def test_write_pages_writes_one_feedback_page_per_student_and_the_report(graded):
@@ -158,17 +158,17 @@ def test_quiz_results_have_their_own_section_only_when_there_is_a_quiz(graded):
     assert "Quiz" not in "".join(Tags(page_text(out, "dave")).text)
 
 
-def test_report_counts_misconceptions_by_student_with_message_and_links(graded):
+def test_report_counts_misconceptions_by_student_with_message_and_links(graded, assignment):
     out, _ = graded
     text = (out / "report.html").read_text(encoding="utf-8")
-    assert report.misconceptions(build_results(out)) == [("softmax_axis0", ["bob"])]
+    assert tally_of(out, assignment).misconceptions() == [("softmax_axis0", ["bob"])]
     assert CATALOGUE.by_id("softmax_axis0").message in "".join(Tags(text).text)
     assert 'href="feedback/bob.html"' in text
 
 
-def test_report_lists_timeouts_and_ungradable_submissions(graded):
+def test_report_lists_timeouts_and_ungradable_submissions(graded, assignment):
     out, _ = graded
-    assert report.problems(build_results(out)) == [("carol", "syntax error on line 3"),
+    assert tally_of(out, assignment).problems == [("carol", "syntax error on line 3"),
                                                     ("dave", "timed out (softmax, attend)")]
 
 
@@ -194,7 +194,7 @@ def test_report_without_run_json_says_so(tmp_path, course, assignment, ref):
 
 def test_part_statistics_are_mean_over_max_and_share_with_full_marks(graded, assignment):
     out, _ = graded
-    stats = {s.column: s for s in report.column_stats(assignment, build_results(out))}
+    stats = {s.column: s for s in tally_of(out, assignment).column_stats()}
     # softmax: alice 20, bob 5, carol 0, dave 15, mallory 20
     assert (stats["softmax"].max, stats["softmax"].mean, stats["softmax"].full_marks) == (20, 12, 0.4)
     assert (stats["quiz"].max, stats["quiz"].mean, stats["quiz"].full_marks) == (20, 6, 0.2)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import itertools
 import json
 import os
 import platform
@@ -18,15 +19,14 @@ import signal
 import sys
 import threading
 import time
-from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from autograder import __version__
 from autograder.content import loader
-from autograder.grading import handins, processes, results, reuse
+from autograder.grading import handins, plan as plan_mod, processes, results, reuse
 from autograder.course import layout, roster as roster_mod
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
@@ -34,10 +34,7 @@ from autograder.grading.suite_runner import GradingContext, collect, run_suites
 from autograder.grading.results import StudentResult, atomic_write
 from autograder.sandbox import isolation
 from autograder.sandbox.host import Sandbox, layers, missing_text
-from autograder.grading.submissions import Submission, answers_source, discover
-
-CHUNK = 20  # students per task handed to a grading process: small enough that the processes finish together
-
+from autograder.grading.submissions import Submission, answers_source
 
 @dataclass
 class Summary:
@@ -51,13 +48,14 @@ class Summary:
     isolation: str = ""
     weak_sandbox: list[str] = field(default_factory=list)  # layers missing, accepted by the grader
     seconds: float = 0.0
-    briefs: list = field(default_factory=list)  # one class_report.Brief per student, for the summary
+    tally: object = None  # the class's numbers (a class_tally.Tally), for the summary
     regraded: dict = field(default_factory=dict)  # reuse.REASONS key -> students graded for that reason
     missing: list[str] = field(default_factory=list)  # on the roster, no submission
     unexpected: list[str] = field(default_factory=list)  # graded, not on the roster
 
 
 SHOWN = 5  # students named per line of the summary
+IN_FLIGHT = 4  # chunks handed to the pool per grading process at a time: the rest wait in the plan, on disk
 
 
 def _names(students: list[str]) -> str:
@@ -193,7 +191,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     # own. With other threads running here (a fork copies none of them, nor what they were in the
     # middle of), each starts afresh instead, sandbox included.
     import multiprocessing  # noqa: PLC0415 - a run graded in this process alone needs none of it
-    from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
     from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
     fork = threading.active_count() == 1
     if fork:
@@ -207,16 +205,20 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
         with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
                                  initargs=(os.getpid(), course, assignment.id, out, pages, early,
                                            tokens and tokens[0])) as pool:
-            futures = [pool.submit(_grade_in_worker, chunk, out) for chunk in chunks]
+            chunks = iter(chunks)
+            in_flight = {pool.submit(_grade_in_worker, chunk, out) for chunk in itertools.islice(chunks, jobs * IN_FLIGHT)}
             for sandbox in early:  # every grading process is forked by the first submit
                 sandbox.hand_over()
-            for future in as_completed(futures):
-                try:
-                    done = future.result()
-                except BrokenProcessPool:
-                    raise QkvError("a grading process ended abruptly (killed from outside, or out of memory); the "
-                                   "results written so far are kept: run the same command again to grade the rest") from None
-                yield done
+            while in_flight:
+                finished, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    try:
+                        done = future.result()
+                    except BrokenProcessPool:
+                        raise QkvError("a grading process ended abruptly (killed from outside, or out of memory); the "
+                                       "results written so far are kept: run the same command again to grade the rest") from None
+                    in_flight.update(pool.submit(_grade_in_worker, chunk, out) for chunk in itertools.islice(chunks, 1))
+                    yield done
     finally:
         _worker.clear()
         if tokens:
@@ -235,40 +237,6 @@ def check_options(submissions: Path, out: Path, jobs: int | None, assignment: st
     if submissions.is_dir() and out.resolve().is_relative_to(submissions.resolve()):
         raise QkvError(f"--out {out}: inside the submissions folder {submissions}; its files would be graded "
                        "as a student's. Give a folder outside it")
-
-
-def _plan(course: Course, a: Assignment, subs: list[Submission], out: Path, force: bool):
-    """The hand-ins to grade with the facts their results keep, and why each needs grading ('' to reuse)."""
-    shared = reuse.run_inputs(course, a)
-    planned = []
-    for sub in handins.to_grade(subs, course.resubmissions):
-        inputs = reuse.inputs_of(course, sub, shared)
-        record = {"handin": sub.handin, "submitted_at": sub.submitted_at, "inputs": inputs}
-        sub = replace(sub, record={k: v for k, v in record.items() if v})
-        planned.append((sub, "force" if force else reuse.why(reuse.stored_inputs(out, sub), inputs)))
-    return planned
-
-
-def _discover(submissions: Path, a: Assignment) -> tuple[list[Submission], list[str]]:
-    subs, skipped = discover(submissions, layout.submission_files(a), a.id)
-    if not subs:
-        why = f" ({len(skipped)} entries skipped, first: {skipped[0]})" if skipped else ""
-        raise QkvError(f"{submissions}: no submissions to grade (folders named by student id holding "
-                       f"{' or '.join(layout.submission_files(a))}, or such files named by student id){why}")
-    return subs, skipped
-
-
-def _chunks(todo: list[Submission], jobs: int) -> list[list[Submission]]:
-    """The tasks, in order: at most CHUNK students each (fewer in a small class, so every process has
-    about 16), then smaller and smaller towards the end, down to one student, so that the processes
-    run out of work within a student or two of each other rather than a whole chunk apart."""
-    cap = max(1, min(CHUNK, -(-len(todo) // (jobs * 16))))
-    chunks, start = [], 0
-    while start < len(todo):
-        size = max(1, min(cap, (len(todo) - start) // (jobs * 4)))
-        chunks.append(todo[start:start + size])
-        start += size
-    return chunks
 
 
 def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
@@ -310,13 +278,15 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
         if found.missing and not weak_sandbox and executor is None:
             raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
                            "Grade on a machine that has them, or pass --weak-sandbox to accept it")
-        subs, skipped = _discover(submissions, a)
         if executor is not None:  # its workers have their own
             _close(sandboxes)
-        elif not sandboxes:  # its zygotes warm up while the content and earlier results are read
+        elif not sandboxes:  # its zygotes warm up while the class, the content and earlier results are read
             sandboxes.append(Sandbox(course.limits, packages=course.packages))
-        return _grade_found(course, a, out, subs, skipped, found, jobs=jobs, force=force, progress=progress,
-                            pages=pages, executor=executor, sandboxes=sandboxes, started=started)
+        loader.load(course, a)  # a part function the reference lacks, or broken content, stops the run here
+        skipped: list[str] = []
+        with plan_mod.make(course, a, submissions, out, force, skipped) as plan:
+            return _grade_found(course, a, out, plan, skipped, found, jobs=jobs, progress=progress, pages=pages,
+                                executor=executor, sandboxes=sandboxes, started=started)
     finally:
         _close(sandboxes)
 
@@ -328,27 +298,20 @@ def _close(sandboxes: list) -> None:
         sandboxes.pop().close()
 
 
-def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found, *, jobs, force, progress, pages,
-                 executor, sandboxes, started) -> Summary:
-    loader.load(course, a)  # a part function the reference lacks, or broken content, stops the run here
+def _grade_found(course: Course, a: Assignment, out: Path, plan: plan_mod.Plan, skipped, found, *, jobs, progress,
+                 pages, executor, sandboxes, started) -> Summary:
     roster = roster_mod.load(course)
-    students = list(dict.fromkeys(s.student for s in subs))
+    students = plan.students
     summary = Summary(skipped=skipped, students=students, isolation=found.describe(),
                       weak_sandbox=found.missing if executor is None else [])
     if roster is not None:
         summary.missing = sorted(set(roster.ids) - set(students))
         summary.unexpected = sorted(set(students) - set(roster.ids))
-    planned = _plan(course, a, subs, out, force)
-    todo = [sub for sub, reason in planned if reason]
-    regraded = defaultdict(list)
-    for sub, reason in planned:
-        if reason:
-            regraded[reason].append(sub.key)
-    summary.regraded = {k: regraded[k] for k in reuse.REASONS if k in regraded}
-    summary.reused = len(planned) - len(todo)
+    summary.regraded = plan.regraded
+    summary.reused = plan.count - plan.todo
     if jobs is None:
-        jobs = processes.default_jobs(len(todo)) if executor is None else os.cpu_count() or 1
-    jobs = max(1, min(jobs, len(todo) or 1))
+        jobs = processes.default_jobs(plan.todo) if executor is None else os.cpu_count() or 1
+    jobs = max(1, min(jobs, plan.todo or 1))
     if executor is None:
         _close(sandboxes[jobs:])  # more were started than this run needs (earlier results reused, say)
         del sandboxes[jobs:]
@@ -357,30 +320,40 @@ def _grade_found(course: Course, a: Assignment, out: Path, subs, skipped, found,
     for stale in results_dir.glob(".*.tmp"):  # left by a run killed mid-write
         stale.unlink(missing_ok=True)
     bar = None
-    if progress and todo:
+    if progress and plan.todo:
         from tqdm import tqdm  # noqa: PLC0415 - only interactive runs draw a bar
         tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
-        bar = tqdm(total=len(todo), unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
+        bar = tqdm(total=plan.todo, unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
     run = executor or functools.partial(run_local, pages=pages, sandboxes=sandboxes)
-    shares: dict = {}  # student -> their share of the outputs, done by the process that graded them
-    try:
-        for done, errors, *done_shares in run(course, a, _chunks(todo, jobs), out, jobs):
-            summary.graded += len(done)
-            summary.errors += errors
-            shares.update(*done_shares)
+    from autograder.reports import spill  # noqa: PLC0415 - only a run that writes its outputs needs it
+    with spill.Spill(out) as shares:  # their share of the outputs, done by the processes that graded them
+        try:
+            for done, errors, *done_shares in run(course, a, plan.chunks(jobs), out, jobs):
+                summary.graded += len(done)
+                summary.errors += errors
+                for batch in done_shares:
+                    shares.add(batch)
+                if bar:
+                    bar.update(len(done))
+        finally:
             if bar:
-                bar.update(len(done))
-    finally:
-        if bar:
-            bar.close()
-    summary.isolation = getattr(run, "isolation", "") or summary.isolation
-    lost = [sub.key for sub, _ in planned if not results.path_for(out, sub.student, sub.handin).is_file()]
+                bar.close()
+        return _finish(course, a, out, summary, plan, shares, roster=roster, jobs=jobs, pages=pages,
+                       isolation=getattr(run, "isolation", ""), started=started)
+
+
+def _finish(course: Course, a: Assignment, out: Path, summary: Summary, plan: plan_mod.Plan, shares, *, roster, jobs, pages,
+            isolation, started) -> Summary:
+    """Once every submission is graded: check that each has its result, choose among hand-ins, and
+    write run.json, the gradebook, and with `pages` the report."""
+    from autograder.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
+    summary.isolation = isolation or summary.isolation
+    lost = [sub.key for sub, _ in plan.each() if not results.path_for(out, sub.student, sub.handin).is_file()]
     if lost:
         raise QkvError(f"{len(lost)} submissions got no result (first: {lost[0]}); rerun to complete the batch")
-    handins.select(a, out, [sub for sub, _ in planned], course.resubmissions)
+    handins.select(a, out, (sub for sub, _ in plan.each()), course.resubmissions)
     summary.seconds = time.monotonic() - started
     atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
-    from autograder.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
-    summary.briefs = outputs.write(course, a, out, summary.students, pages=pages, roster=roster, done=shares,
-                                   errors=summary.errors)
+    summary.tally = outputs.write(course, a, out, summary.students, pages=pages, roster=roster,
+                                  done=shares.in_order(), errors=summary.errors)
     return summary

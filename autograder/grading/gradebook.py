@@ -8,10 +8,10 @@ zeros, and one graded but not on it says so in `status`.
 from __future__ import annotations
 
 import csv
-import io
+import heapq
 
 from autograder.course import deadlines
-from autograder.grading.results import StudentResult
+from autograder.grading.results import StudentResult, atomic_file
 
 MISSING = "missing"
 NOT_ON_ROSTER = " (not on roster)"
@@ -52,13 +52,12 @@ def missing_row(assignment, student: str) -> list[str]:
     return [student, *("0" for _ in columns(assignment)), "0", "", "0", "0", MISSING]
 
 
-def text(assignment, rows: list[list[str]]) -> str:
-    """The CSV text of the header and rows (rows sorted by student here, whatever order they came in)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header(assignment))
-    writer.writerows(sorted(rows, key=lambda r: r[0]))
-    return buf.getvalue()
+def write(path, assignment, *sorted_rows) -> None:
+    """Write gradebook.csv from streams of rows each sorted by student, merged a row at a time."""
+    with atomic_file(path) as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header(assignment))
+        writer.writerows(heapq.merge(*sorted_rows, key=lambda r: r[0]))
 
 
 def read(path) -> list[dict]:

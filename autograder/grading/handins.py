@@ -22,11 +22,15 @@ def _by_student(subs: list[Submission]):
     return groupby(subs, key=lambda s: s.student)  # discover sorts by student, then hand-in time and name
 
 
-def to_grade(subs: list[Submission], policy: str) -> list[Submission]:
-    """The hand-ins that need a result: all of them for `best`, each student's latest for `last`."""
+def to_grade(subs, policy: str):
+    """The hand-ins that need a result, one at a time, from hand-ins in discover's order: all of them
+    for `best`, each student's latest for `last`."""
     if policy == "best":
-        return list(subs)
-    return [list(group)[-1] for _, group in _by_student(subs)]
+        yield from subs
+        return
+    for _, group in _by_student(subs):
+        *_, last = group
+        yield last
 
 
 def select(assignment, out: Path, graded: list[Submission], policy: str) -> None:

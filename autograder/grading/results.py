@@ -6,6 +6,7 @@ feedback and the class report are all built from these files, so a resumed run n
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -163,6 +164,21 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)  # atomic: readers and reruns see the old file or the whole new one
+
+
+@contextlib.contextmanager
+def atomic_file(path: Path):
+    """A text file written in pieces, as atomic_write writes one string: it replaces `path` only
+    once the block ends without an error (else it is removed)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            yield f
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 RESULTS_DIR = layout.RESULTS_DIR

@@ -314,11 +314,13 @@ def _handin_folders(folder: Path, names: tuple[str, ...], listing: set[str] | No
             and any(os.path.lexists(f / n) for n in names)]
 
 
-def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = None) -> tuple[list[Submission], list[str]]:
+def _from_folder(folder: Path, names: tuple[str, ...], assignment: str | None = None,
+                 student: str | None = None) -> tuple[list[Submission], list[str]]:
     """A student folder: one submission, or one per hand-in sub-folder (each with its timestamp.txt);
     and a line per thing not used. Files are looked at without following links (the quiz reader refuses
-    a linked answers.yaml itself, with its own line). nbgrader's <student>/<assignment>/ is read as it is."""
-    student = folder.name
+    a linked answers.yaml itself, with its own line). nbgrader's <student>/<assignment>/ is read as it is.
+    `student`: the folder's name as the caller holds it (not pathlib's copy, kept in a table of its own)."""
+    student = folder.name if student is None else student
     listing = _listing(folder)
     if assignment and _present(folder, assignment, listing) and not_regular(folder / assignment) == "a folder":
         folder = folder / assignment
@@ -347,38 +349,45 @@ def discover(root: Path, names: tuple[str, ...], assignment: str | None = None) 
         assignment: the assignment's id; with it, nbgrader's layout is read too: a course folder's
             submitted/<student>/<assignment>/.
     """
+    skipped: list[str] = []
+    return list(each_submission(root, names, assignment, skipped)), skipped
+
+
+def each_submission(root: Path, names: tuple[str, ...], assignment: str | None, skipped: list[str]):
+    """discover's submissions one at a time (its lines go to `skipped` on the way): what is held
+    meanwhile is the folder's list of names, not the class's submissions."""
     root = layout.submissions_root(root, assignment)
     if not root.is_dir():
         raise QkvError(f"{root}: not a folder of submissions")
-    found: dict[str, list[Submission]] = {}
-    skipped = []
-    for entry in sorted(root.iterdir()):
-        name = entry.name
-        if name.startswith("."):
-            continue
+    # by the student each entry would be, then by name: a student's first entry is theirs, others are skipped
+    with os.scandir(root) as listing:
+        entries = sorted((e.name if e.is_dir(follow_symlinks=False) else os.path.splitext(e.name)[0], e.name)
+                         for e in listing if not e.name.startswith("."))
+    last = None
+    for student, name in entries:
+        entry = root / name
         kind = not_regular(entry)
         if kind == "a folder":
-            subs, notes = _from_folder(entry, names, assignment)
+            subs, notes = _from_folder(entry, names, assignment, student)
             skipped += notes
         elif entry.suffix in (".py", ".ipynb") and not kind:
-            subs = [Submission(entry.stem, entry, None)]
+            subs = [Submission(student, entry, None)]
         elif kind not in ("", "a folder"):
             skipped.append(f"{_shown(entry)}: skipped, {kind}; only regular files and folders are read")
             continue
         else:
             skipped.append(f"{_shown(entry)}: skipped, not a submission folder, .py or .ipynb file")
             continue
-        student = entry.name if kind == "a folder" else entry.stem
         if not is_valid_id(student):
             skipped.append(f"{_shown(entry)}: skipped, {student!r} is not a usable student id "
                            f"({layout.ID_RULE})")
             continue
-        if student in found:
+        if student == last:
             skipped.append(f"{_shown(entry)}: skipped, student '{student}' already has a submission")
             continue
         if subs:
-            found[student] = sorted(subs, key=lambda s: (s.submitted_at or "", s.handin))
-    return [sub for k in sorted(found) for sub in found[k]], skipped
+            last = student
+            yield from sorted(subs, key=lambda s: (s.submitted_at or "", s.handin))
 
 
 def _shown(path: Path) -> str:

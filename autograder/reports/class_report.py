@@ -5,79 +5,27 @@ pages can be rebuilt without regrading. The same results give byte-identical pag
 """
 from __future__ import annotations
 
+import io
 import json
 import statistics
-from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from autograder.content import loader
 from autograder.course import layout
 from autograder.grading import results
-from autograder.course import deadlines
 from autograder.reports import heatmap
 from autograder.reports.roll import Roll, adjustments_section, late_section, roster_section
 from autograder.errors import QkvError
-from autograder.reports.pages import (FEEDBACK_DIR, REPORT_FILE, bar, column_points, esc, feedback_href, img, num,
-                              page)
-from autograder.grading.outcomes import Outcome, label
+from autograder.reports.class_tally import Brief, ColumnStats, Tally
+from autograder.reports.pages import (FEEDBACK_DIR, PAGE_END, REPORT_FILE, bar, esc, feedback_href, img, num,
+                                      listed, page_start, table)
 from autograder.grading.results import StudentResult
 
-# Outcomes the instructor should hear about: the submission, not the student's maths, went wrong
-# (or the grader did).
-PROBLEM_OUTCOMES = tuple(o.value for o in Outcome if o.is_problem)
 RUN_FILE = layout.RUN_FILE
 TOP_MISCONCEPTIONS = 5
 TOP_PROBLEMS = 10  # in the terminal; the report lists them all
-FULL = 1e-9  # a score this close to the maximum is full marks (sums of float weights)
-
-
-@dataclass(frozen=True)
-class ColumnStats:
-    column: str
-    max: float
-    mean: float
-    full_marks: float  # fraction of all students with every point of the column
-
-
-@dataclass(frozen=True)
-class Brief:
-    """What the class report needs of one student's result: a few hundred bytes, so memory stays
-    flat however large the class (the full results are read one at a time)."""
-
-    student: str
-    columns: tuple[str, ...]
-    status: str
-    total: float
-    scores: dict  # column -> points
-    maxes: dict  # column -> most points, for the columns the results hold
-    mistakes: tuple[str, ...]  # catalogue ids named in the feedback
-    troubles: tuple[tuple[str, str], ...]  # (outcome, part) of checks that did not run to the end
-    submitted_at: str = ""
-    credit: float = 100.0  # what the late policy grants, percent
-    final: float = 0.0
-    adjustments: tuple[tuple[str, float, str], ...] = ()  # (part, change, comment) made by the grader
-
-    @classmethod
-    def of(cls, r: StudentResult, assignment=None) -> "Brief":
-        parts = {t.part for t in r.tests}
-        troubles = dict.fromkeys((t.outcome, t.part) for t in r.tests
-                                 if t.outcome in PROBLEM_OUTCOMES or t.outcome == Outcome.NOT_SUBMITTED)
-        submitted = r.extra.get("submitted_at") or ""
-        credit = deadlines.credit(assignment, r.student, submitted or None) if assignment else deadlines.FULL_CREDIT
-        return cls(r.student, r.columns, r.status, r.total, {c: r.part_score(c) for c in r.columns},
-                   {c: r.part_max(c) for c in parts}, tuple(sorted({t.mistake for t in r.tests if t.mistake})),
-                   tuple(troubles), submitted, credit, deadlines.final(r.total, credit),
-                   tuple((t.part, t.score, t.output) for t in r.tests if t.outcome == Outcome.ADJUSTED))
-
-    def part_score(self, column: str) -> float:
-        return self.scores.get(column, 0.0)
-
-    def part_max(self, column: str) -> float:
-        return self.maxes.get(column, 0.0)
-
-    def has_part(self, column: str) -> bool:
-        return column in self.maxes
 
 
 def write_pages(course, assignment, out: Path, students: list[str]) -> None:
@@ -88,30 +36,31 @@ def write_pages(course, assignment, out: Path, students: list[str]) -> None:
     outputs.write(course, assignment, out, students)
 
 
-def terminal_summary(course, assignment, out: Path, students: list[str], briefs: list[Brief] | None = None) -> str:
+def terminal_summary(course, assignment, out: Path, students: list[str], tally: Tally | None = None) -> str:
     """A plain-text overview for the terminal: parts and pass rates, misconceptions, problems.
 
     Args:
-        briefs: the students' briefs when the caller has them (read from out otherwise).
+        tally: the class's numbers when the caller has them (read from out otherwise).
     """
     out = Path(out)
     catalogue = loader.load(course, assignment).catalogue
-    class_results = briefs if briefs is not None else load(out, students)
-    stats = column_stats(assignment, class_results)
-    lines = [f"{assignment.id}: {len(class_results)} students", "",
+    if tally is None:
+        tally = Tally.of(assignment, (Brief.of(r) for r in each_result(out, students)))  # no late policy applied
+    stats = tally.column_stats()
+    lines = [f"{assignment.id}: {tally.n} students", "",
              f"{'part':<12}{'mean':>8} / {'max':<5}{'full marks':>12}"]
     for s in stats:
         lines.append(f"{s.column:<12}{_fixed(s.mean):>8} / {num(s.max):<5}{_pct(s.full_marks):>12}")
-    top = misconceptions(class_results)[:TOP_MISCONCEPTIONS]
+    top = tally.misconceptions()[:TOP_MISCONCEPTIONS]
     if top:
         lines += ["", "Most common misconceptions (students):"]
         lines += [f"{len(who):>5}  {mistake_id} ({_message(catalogue, mistake_id)[0] or '?'})" for mistake_id, who in top]
-    lines += _listing("Timed out or not graded", problems(class_results))
-    lines += _listing("Not submitted", not_submitted(class_results))
-    late = [r for r in class_results if r.credit < deadlines.FULL_CREDIT]
+    lines += _listing("Timed out or not graded", tally.problems)
+    lines += _listing("Not submitted", tally.not_submitted)
+    late = tally.late
     if late:
         lines += ["", f"Handed in late ({len(late)}): "
-                  + ", ".join(f"{_plain(r.student)} {num(r.credit)} %" for r in late[:TOP_PROBLEMS])
+                  + ", ".join(f"{_plain(student)} {num(credit)} %" for student, _, _, credit, _ in late[:TOP_PROBLEMS])
                   + (f" and {len(late) - TOP_PROBLEMS} more" if len(late) > TOP_PROBLEMS else "")]
     lines += ["", f"Report: {out / REPORT_FILE}   feedback pages: {out / FEEDBACK_DIR}"]
     return "\n".join(lines)
@@ -156,64 +105,6 @@ def read_run(out: Path) -> dict:
     return data
 
 
-# ---------------------------------------------------------------------------------------------
-# The numbers: computed once here for both the page and the terminal.
-
-def columns(class_results: list[Brief]) -> list[str]:
-    """The gradebook columns of the class, in order (the parts, then the quiz)."""
-    seen: dict[str, None] = {}
-    for r in class_results:
-        seen.update(dict.fromkeys(r.columns))
-    return list(seen)
-
-
-def column_stats(assignment, class_results: list[Brief]) -> list[ColumnStats]:
-    """Per column, then a last "total" row: the maximum, the mean score and the full-marks share."""
-    n = len(class_results) or 1
-    stats = []
-    for c in columns(class_results):
-        most = max(column_points(assignment, r, c) for r in class_results)
-        got = [r.part_score(c) for r in class_results]
-        stats.append(ColumnStats(c, most, sum(got) / n, sum(most > 0 and g >= most - FULL for g in got) / n))
-    most = sum(s.max for s in stats)
-    totals = [r.total for r in class_results]
-    stats.append(ColumnStats("total", most, sum(totals) / n, sum(most > 0 and t >= most - FULL for t in totals) / n))
-    return stats
-
-
-def misconceptions(class_results: list[Brief]) -> list[tuple[str, list[str]]]:
-    """(catalogue id, students whose feedback named it), most common first."""
-    who: dict[str, set[str]] = defaultdict(set)
-    for r in class_results:
-        for mistake in r.mistakes:
-            who[mistake].add(r.student)
-    return sorted(((m, sorted(s)) for m, s in who.items()), key=lambda item: (-len(item[1]), item[0]))
-
-
-def problems(class_results: list[Brief]) -> list[tuple[str, str]]:
-    """(student, what went wrong) for submissions that timed out, crashed the worker or were not graded."""
-    found = []
-    for r in class_results:
-        if r.status != "graded":  # its checks all say the same thing
-            found.append((r.student, r.status))
-            continue
-        by_outcome: dict[str, list[str]] = {}
-        for outcome, part in r.troubles:
-            if outcome != Outcome.NOT_SUBMITTED:  # listed apart: see not_submitted()
-                by_outcome.setdefault(outcome, []).append(part)
-        what = [f"{label(o)} ({', '.join(p)})" for o, p in by_outcome.items()]
-        if what:
-            found.append((r.student, "; ".join(what)))
-    return found
-
-
-def not_submitted(class_results: list[Brief]) -> list[tuple[str, str]]:
-    """(student, the parts nothing was handed in for), e.g. a quiz without an answers file: apart
-    from code that could not be graded, since nothing went wrong but the handing in."""
-    return [(r.student, ", ".join(p for o, p in r.troubles if o == Outcome.NOT_SUBMITTED))
-            for r in class_results if any(o == Outcome.NOT_SUBMITTED for o, _ in r.troubles)]
-
-
 def _listing(title: str, rows: list[tuple[str, str]]) -> list[str]:
     """A titled list of (student, what) for the terminal, the first TOP_PROBLEMS of them; [] when empty."""
     if not rows:
@@ -250,36 +141,55 @@ def _message(catalogue, mistake_id: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------
 # report.html
 
-def render(course, assignment, class_results: list[Brief], run: dict, *, roll: Roll = Roll()) -> str:
-    """The class report as one self-contained HTML document."""
-    stats = column_stats(assignment, class_results)
+def write(f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()) -> None:
+    """The class report, as one self-contained HTML document, into the text file `f`, a piece at a
+    time: however many students its tables list, it is never held whole."""
+    stats = tally.column_stats()
     catalogue = loader.load(course, assignment).catalogue
-    body = [
-        f"<h1>Class report: {esc(assignment.title)}</h1>",
-        f"<p class=\"sub\">{esc(course.name)} · assignment <code>{esc(assignment.id)}</code> · "
-        f"{len(class_results)} students</p>",
-        _scores(stats[-1], class_results),
-        _parts(stats),
-        _misconceptions(class_results, catalogue),
-        _problems(class_results),
-        _not_submitted(class_results),
+    sections = [
+        (f"<h1>Class report: {esc(assignment.title)}</h1>",),
+        (f"<p class=\"sub\">{esc(course.name)} · assignment <code>{esc(assignment.id)}</code> · "
+         f"{tally.n} students</p>",),
+        (_scores(stats[-1], tally),),
+        (_parts(stats),),
+        _misconceptions(tally, catalogue),
+        _problems(tally),
+        _not_submitted(tally),
         roster_section(roll, course.roster is not None),
-        late_section(class_results),
-        adjustments_section(class_results, roll),
-        _students(stats, class_results),
-        _run(run),
+        late_section(tally.late),
+        adjustments_section(tally.adjustments, roll),
+        _students(stats, tally),
+        (_run(run),),
     ]
-    return page(f"Class report: {assignment.title}", "\n".join(b for b in body if b))
+    f.write(page_start(f"Class report: {assignment.title}"))
+    wrote = False
+    gap = ""  # none before the first section, a line between each two
+    for pieces in sections:  # a section without pieces is left out
+        for piece in pieces:
+            f.write(gap + piece if gap else piece)
+            gap = ""
+            wrote = True
+        if wrote:
+            gap, wrote = "\n", False
+    f.write(PAGE_END)
+
+
+def render(course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()) -> str:
+    """The class report as one string (`write` for a large class)."""
+    f = io.StringIO()
+    write(f, course, assignment, tally, run, roll=roll)
+    return f.getvalue()
 
 
 def _link(student: str) -> str:
     return f"<a href=\"{feedback_href(student)}\">{esc(student)}</a>"
 
 
-def _scores(total: ColumnStats, class_results) -> str:
-    shares = [100 * r.total / total.max if total.max else 0.0 for r in class_results]
+def _scores(total: ColumnStats, tally: Tally) -> str:
+    totals = tally.totals
+    shares = 100 * np.frombuffer(totals) / total.max if total.max else np.zeros(len(totals))
     svg = heatmap.histogram_svg(shares, title="Score distribution")
-    median = statistics.median(r.total for r in class_results) if class_results else 0.0
+    median = statistics.median(totals) if totals else 0.0
     return ("<h2>Scores</h2>\n"
             f"<p>Mean {_fixed(total.mean)} / {num(total.max)}, median {num(median)}; "
             f"{_pct(total.full_marks)} of students have full marks.</p>\n"
@@ -294,52 +204,52 @@ def _parts(stats: list[ColumnStats]) -> str:
             "<th class=\"num\">full marks</th><th></th></tr>\n" + "\n".join(rows) + "\n</table>")
 
 
-def _misconceptions(class_results, catalogue) -> str:
-    found = misconceptions(class_results)
+def _misconceptions(tally: Tally, catalogue):
+    found = tally.misconceptions()
     if not found:
-        return "<h2>Misconceptions</h2>\n<p class=\"muted\">No catalogued misconception was recognised.</p>"
-    rows = []
-    for mistake_id, who in found:
+        yield "<h2>Misconceptions</h2>\n<p class=\"muted\">No catalogued misconception was recognised.</p>"
+        return
+
+    def row(mistake_id, who):
         part, message = _message(catalogue, mistake_id)
-        rows.append(f"<tr><td class=\"num\">{len(who)}</td><td><span class=\"tag\">{esc(mistake_id)}</span>"
-                    f"<br>{esc(message)}</td><td>{esc(part)}</td><td>{', '.join(map(_link, who))}</td></tr>")
-    return ("<h2>Misconceptions</h2>\n<p>Known mistakes the grader recognised, by the number of students "
-            "whose feedback named them.</p>\n<table><tr><th class=\"num\">students</th><th>misconception</th>"
-            "<th>part</th><th>who</th></tr>\n" + "\n".join(rows) + "\n</table>")
+        yield (f"<tr><td class=\"num\">{len(who)}</td><td><span class=\"tag\">{esc(mistake_id)}</span>"
+               f"<br>{esc(message)}</td><td>{esc(part)}</td><td>")
+        yield from listed(map(_link, who))
+        yield "</td></tr>"
+    yield from table("<h2>Misconceptions</h2>\n<p>Known mistakes the grader recognised, by the number of students "
+                     "whose feedback named them.</p>\n<table><tr><th class=\"num\">students</th><th>misconception</th>"
+                     "<th>part</th><th>who</th></tr>\n", (row(m, who) for m, who in found))
 
 
-def _problems(class_results) -> str:
-    found = problems(class_results)
-    if not found:
-        return "<h2>Timed out or not graded</h2>\n<p class=\"muted\">Every submission ran to the end.</p>"
-    rows = [f"<tr><td>{_link(s)}</td><td>{esc(what)}</td></tr>" for s, what in found]
-    return ("<h2>Timed out or not graded</h2>\n<table><tr><th>student</th><th>what happened</th></tr>\n"
-            + "\n".join(rows) + "\n</table>")
+def _problems(tally: Tally):
+    if not tally.problems:
+        yield "<h2>Timed out or not graded</h2>\n<p class=\"muted\">Every submission ran to the end.</p>"
+        return
+    yield from table("<h2>Timed out or not graded</h2>\n<table><tr><th>student</th><th>what happened</th></tr>\n",
+                     (f"<tr><td>{_link(s)}</td><td>{esc(what)}</td></tr>" for s, what in tally.problems))
 
 
-def _not_submitted(class_results) -> str:
-    found = not_submitted(class_results)
-    if not found:
-        return ""
-    rows = [f"<tr><td>{_link(s)}</td><td>{esc(parts)}</td></tr>" for s, parts in found]
-    return ("<h2>Not submitted</h2>\n<p>Parts nothing was handed in for (a quiz without an answers file): "
-            "they score 0, and nothing went wrong in grading.</p>\n<table><tr><th>student</th><th>not submitted"
-            "</th></tr>\n" + "\n".join(rows) + "\n</table>")
+def _not_submitted(tally: Tally):
+    if not tally.not_submitted:
+        return
+    yield from table("<h2>Not submitted</h2>\n<p>Parts nothing was handed in for (a quiz without an answers file): "
+                     "they score 0, and nothing went wrong in grading.</p>\n<table><tr><th>student</th><th>not "
+                     "submitted</th></tr>\n",
+                     (f"<tr><td>{_link(s)}</td><td>{esc(parts)}</td></tr>" for s, parts in tally.not_submitted))
 
 
-def _students(stats: list[ColumnStats], class_results) -> str:
+def _students(stats: list[ColumnStats], tally: Tally):
     cols = [s.column for s in stats[:-1]]
     head = "".join(f"<th class=\"num\">{esc(c)}</th>" for c in cols)
-    rows = []
-    for r in class_results:
-        cells = "".join(f"<td class=\"num\">{num(r.part_score(c))}</td>" for c in cols)
+
+    def row(r):
+        cells = "".join(f"<td class=\"num\">{num(r.scores.get(c, 0.0))}</td>" for c in cols)
         status = "" if r.status == "graded" else esc(r.status)
-        rows.append(f"<tr><td>{_link(r.student)}</td>{cells}<td class=\"num\">{num(r.total)}</td>"
-                    f"<td class=\"num\">{num(r.credit)} %</td><td class=\"num\">{num(r.final)}</td>"
-                    f"<td>{status}</td></tr>")
-    return (f"<h2>Students</h2>\n<table><tr><th>student</th>{head}<th class=\"num\">total</th>"
-            "<th class=\"num\">credit</th><th class=\"num\">final</th><th>status</th>"
-            "</tr>\n" + "\n".join(rows) + "\n</table>")
+        return (f"<tr><td>{_link(r.student)}</td>{cells}<td class=\"num\">{num(r.total)}</td>"
+                f"<td class=\"num\">{num(r.credit)} %</td><td class=\"num\">{num(r.final)}</td><td>{status}</td></tr>")
+    yield from table(f"<h2>Students</h2>\n<table><tr><th>student</th>{head}<th class=\"num\">total</th>"
+                     "<th class=\"num\">credit</th><th class=\"num\">final</th><th>status</th></tr>\n",
+                     map(row, tally.rows()))
 
 
 RUN_LABELS = {"isolation": "isolation", "versions": "versions", "course_seed": "course seed",

@@ -7,13 +7,14 @@ late policy is read, so changing either needs no regrade, only this pass.
 """
 from __future__ import annotations
 
+import bisect
 from pathlib import Path
 
 from autograder.content import figures, loader
 from autograder.course import layout
 from autograder.grading import gradebook, overrides as overrides_mod
-from autograder.grading.results import atomic_write
-from autograder.reports import class_report, feedback
+from autograder.grading.results import atomic_file, atomic_write
+from autograder.reports import class_report, class_tally, feedback
 
 
 class PerStudent:
@@ -27,13 +28,13 @@ class PerStudent:
         self.adjust = overrides_mod.load(course, assignment)
         self.errors: list[str] = []  # grader errors met drawing pages: bugs to report, never the run's end
 
-    def __call__(self, result) -> tuple[list[str], class_report.Brief]:
+    def __call__(self, result) -> tuple[list[str], class_tally.Brief]:
         """(gradebook row as for a student on the roster, brief) of one result as grading wrote it."""
         course, assignment = self.course, self.assignment
         result = overrides_mod.apply(result, self.adjust, assignment)
         if self.pages:
             atomic_write(self.out / layout.FEEDBACK_DIR / f"{result.student}.html", self._page(result))
-        return gradebook.row(assignment, result), class_report.Brief.of(result, assignment)
+        return gradebook.row(assignment, result), class_tally.Brief.of(result, assignment)
 
     def _page(self, result) -> str:
         """The student's feedback page. What the content draws comes from the student's values: should
@@ -50,36 +51,61 @@ class PerStudent:
 
 
 def write(course, assignment, out: Path, students: list[str], *, pages: bool = True,
-          roster=None, done: dict | None = None, errors: list | None = None) -> list[class_report.Brief]:
-    """Read each student's result once; write gradebook.csv, and with `pages` the feedback pages and
-    report.html (run.json, which the report shows, must be written before). Returns the briefs.
+          roster=None, done=(), errors: list | None = None) -> class_tally.Tally:
+    """Read each student's result once, in student order; write gradebook.csv, and with `pages` the
+    feedback pages and report.html (run.json, which the report shows, must be written before).
+    Returns the class's numbers (their table of students is gone: the report has it).
 
     Args:
         roster: the course's roster (course.roster.Roster) or None: its students without a result
             get a `missing` row; students not on it are marked in the gradebook and the report.
-        done: student -> what PerStudent gave, for students whose share is already done (by the
-            grading process that graded them, with the same overrides and pages): not read again.
+        done: (student, what PerStudent gave) in student order (a spill.Spill's), for students whose
+            share is already done (by the grading process that graded them, with the same overrides
+            and pages): not read again.
         errors: where the grader errors met drawing the pages done here go (PerStudent.errors).
     """
     out = Path(out)
-    done = done or {}
     per_student = PerStudent(course, assignment, out, pages=pages)
     listed = set(roster.ids) if roster is not None else None
-    rows, briefs = [], []
-    for student in sorted(students):
-        row, brief = done[student] if student in done else per_student(class_report.read_result(out, student))
-        rows.append(row if listed is None or student in listed else gradebook.off_roster(row))
-        briefs.append(brief)
-    if errors is not None:
-        errors += per_student.errors
+    students = sorted(students)
     missing = sorted(listed - set(students)) if listed is not None else []
-    rows += [gradebook.missing_row(assignment, student) for student in missing]
-    atomic_write(out / layout.GRADEBOOK_FILE, gradebook.text(assignment, rows))
-    if pages:
-        adjust = per_student.adjust
-        roll = class_report.Roll(missing=tuple(missing),
-                                 unexpected=tuple(sorted(set(students) - listed)) if listed is not None else (),
-                                 unused_overrides=tuple(o for o in adjust if o.student not in set(students)))
-        atomic_write(out / layout.REPORT_FILE,
-                     class_report.render(course, assignment, briefs, class_report.read_run(out), roll=roll))
-    return briefs
+    with class_tally.Tally(assignment, rows=pages, folder=out) as tally:
+        rows = (row if listed is None or student in listed else gradebook.off_roster(row)
+                for student, row in _tallied(_shares(out, students, iter(done), per_student), tally))
+        gradebook.write(out / layout.GRADEBOOK_FILE, assignment, rows,
+                        (gradebook.missing_row(assignment, student) for student in missing))
+        if errors is not None:
+            errors += per_student.errors
+        if pages:
+            roll = class_report.Roll(missing=tuple(missing),
+                                     unexpected=tuple(s for s in students if s not in listed) if listed is not None else (),
+                                     unused_overrides=tuple(o for o in per_student.adjust if not _among(o.student, students)))
+            with atomic_file(out / layout.REPORT_FILE) as f:
+                class_report.write(f, course, assignment, tally, class_report.read_run(out), roll=roll)
+    return tally
+
+
+def _among(student: str, students: list[str]) -> bool:
+    """Whether `student` is in the sorted list `students`."""
+    i = bisect.bisect_left(students, student)
+    return i < len(students) and students[i] == student
+
+
+def _shares(out: Path, students: list[str], done, per_student: PerStudent):
+    """(student, (row, brief)) of each student in turn: from `done` when it has them, else read and done here."""
+    ahead = next(done, None)
+    for student in students:
+        while ahead is not None and ahead[0] < student:  # a share nobody asked for
+            ahead = next(done, None)
+        if ahead is not None and ahead[0] == student:
+            yield student, ahead[1]
+            ahead = next(done, None)
+        else:
+            yield student, per_student(class_report.read_result(out, student))
+
+
+def _tallied(shares, tally: class_tally.Tally):
+    """(student, gradebook row) of each of `shares`, the brief added to the tally on the way."""
+    for student, (row, brief) in shares:
+        tally.add(brief, student)
+        yield student, row

@@ -8,6 +8,7 @@ through `esc`.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterator
 from urllib.parse import quote
 
 from autograder.grading.outcomes import label
@@ -54,15 +55,44 @@ def esc(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def page(title: str, body: str) -> str:
-    """A whole HTML document around `body` (already HTML); `title` is plain text."""
+def page_start(title: str) -> str:
+    """A whole HTML document's start, up to where its body's HTML goes; `title` is plain text."""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<meta name=\"robots\" content=\"noindex\">\n"
-        f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+        f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
     )
+
+
+PAGE_END = "\n</body>\n</html>\n"
+
+
+def page(title: str, body: str) -> str:
+    """A whole HTML document around `body` (already HTML); `title` is plain text."""
+    return page_start(title) + body + PAGE_END
+
+
+def table(head: str, rows) -> "Iterator[str]":
+    """A table's HTML in pieces: `head` (up to and with its header row's newline), the rows (each a
+    string, or an iterable of pieces) one per line, then the table's end. Written piece by piece, a
+    table of every student costs no more memory than one of a few."""
+    yield head
+    for i, row in enumerate(rows):
+        if i:
+            yield "\n"
+        if isinstance(row, str):
+            yield row
+        else:
+            yield from row
+    yield "\n</table>"
+
+
+def listed(items) -> "Iterator[str]":
+    """Items separated by commas, in pieces."""
+    for i, item in enumerate(items):
+        yield ", " + item if i else item
 
 
 def img(uri: str, alt: str, width: int | None = None) -> str:
