@@ -1,5 +1,7 @@
 """A test whose every call returned exactly the reference's answer passes without running again: the
 grades and pages are those of running every test, for every kind of submission."""
+import time
+
 import numpy as np
 
 from autograder.grading import calls, suite_runner, synthetic
@@ -91,3 +93,29 @@ def test_the_reference_memo_answers_each_input_as_the_reference_does():
     S, T = rng.normal(size=(3, 4)), rng.normal(size=(4, 3))
     for args in ((S,), (T,), (S.reshape(4, 3),), (S,)):
         assert calls.identical(memo.softmax(*args), CONTENT.reference.softmax(*[x.copy() for x in args]))
+
+
+def test_the_reference_memo_keeps_a_dear_result_through_many_cheap_ones(monkeypatch):
+    ran = []
+
+    class Reference:
+        @staticmethod
+        def train(x):
+            ran.append("train")
+            time.sleep(calls.DEAR * 2)
+            return x + 1
+
+        @staticmethod
+        def softmax(x):
+            ran.append("softmax")
+            return x * 2
+
+    memo = calls.ReferenceMemo(Reference, ("train", "softmax"))
+    example = np.ones(3)
+    memo.train(example)
+    for i in range(calls.CHEAP_SIZE * 3):  # a class's random cases, each asked for twice
+        memo.softmax(np.full(3, float(i)))
+        memo.softmax(np.full(3, float(i)))
+    memo.train(example)
+    memo.softmax(np.zeros(3))  # the first case: long since let go
+    assert ran.count("train") == 1 and ran.count("softmax") == calls.CHEAP_SIZE * 3 + 1

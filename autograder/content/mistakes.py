@@ -19,7 +19,7 @@ import numpy as np
 from autograder.content import reference as reference_mod
 from autograder.public import checks as public_checks
 
-KEPT_INPUTS = 256  # inputs whose mistakes' outputs are kept (a bounded memory, whatever the class size)
+KEPT_INPUTS = 32  # inputs whose mistakes' outputs are kept: the worked example's, and the student's own while judged
 GENERIC_MUTATION = ("the function changed an input array it was given: work on new arrays "
                     "and leave inputs as they were.")
 

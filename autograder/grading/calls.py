@@ -12,6 +12,7 @@ nothing but a fresh child for the calls after it.
 from __future__ import annotations
 
 import copy
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -22,7 +23,13 @@ from autograder.grading.expect import Expect, StudentProblem
 from autograder.sandbox.session import CallResult
 
 ENDING = ("timeout", "exited", "invalid")  # results after which a worker is gone
+# The reference's results kept: those that took long to compute (a whole training run on the worked
+# example, asked for by every student), and a few of the rest (the same student's random cases, asked
+# for again while they are judged). Entries made and dropped student after student scatter over the
+# memory, which a process then keeps: the fewer, the flatter its size.
 MEMO_SIZE = 256
+CHEAP_SIZE = 32
+DEAR = 0.001  # seconds: a result that took longer is kept among the MEMO_SIZE
 _NOT_KEPT = object()
 
 
@@ -50,7 +57,8 @@ class ReferenceMemo:
     def __init__(self, module, functions):
         self._module = module
         self._functions = set(functions)
-        self._kept: OrderedDict = OrderedDict()
+        self._kept: OrderedDict = OrderedDict()  # the dear results
+        self._cheap: OrderedDict = OrderedDict()  # the others
         self._callers: dict = {}  # name -> the memoised function, made once
 
     def __getattr__(self, name):
@@ -65,13 +73,16 @@ class ReferenceMemo:
     def _value(self, name, fn, args):
         arrays = [np.asarray(a, dtype=np.float64) for a in args]
         key = inputs_key(name, arrays)
-        kept = self._kept
-        value = kept.get(key, _NOT_KEPT)
-        if value is not _NOT_KEPT:
-            kept.move_to_end(key)
-            return value
-        value = kept[key] = fn(*[a.copy() for a in arrays])
-        if len(kept) > MEMO_SIZE:
+        for kept in (self._kept, self._cheap):
+            value = kept.get(key, _NOT_KEPT)
+            if value is not _NOT_KEPT:
+                kept.move_to_end(key)
+                return value
+        started = time.perf_counter()
+        value = fn(*[a.copy() for a in arrays])
+        kept, size = (self._kept, MEMO_SIZE) if time.perf_counter() - started > DEAR else (self._cheap, CHEAP_SIZE)
+        kept[key] = value
+        if len(kept) > size:
             kept.popitem(last=False)
         return value
 

@@ -195,7 +195,7 @@ def path_for(out: Path, student: str, handin: str = "") -> Path:
 # -- the text of a results file, from its checks' texts ---------------------------------------------
 
 _CHECKS: dict = {}  # a check (and how its numbers are written) -> (its JSON text, the check read back from it)
-CHECKS_KEPT = 4096  # a class repeats a few hundred distinct checks (passed ones, common mistakes, blank answers)
+CHECKS_KEPT = 256  # the checks most students share (passed ones, common mistakes, blank answers) come back soon
 
 
 def _check(t: TestResult) -> tuple[str, TestResult]:

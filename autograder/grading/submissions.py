@@ -365,7 +365,7 @@ def each_submission(root: Path, names: tuple[str, ...], assignment: str | None, 
                          for e in listing if not e.name.startswith("."))
     last = None
     for student, name in entries:
-        entry = root / name
+        entry = Path(os.path.join(root, name))  # pathlib keeps its own copy of `name` alive, not the one kept here
         kind = not_regular(entry)
         if kind == "a folder":
             subs, notes = _from_folder(entry, names, assignment, student)
