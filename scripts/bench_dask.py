@@ -31,7 +31,8 @@ from autograder.content import loader  # noqa: E402
 from autograder.grading import synthetic  # noqa: E402
 from autograder.course.config import load_course  # noqa: E402
 from autograder.grading.dask_executor import DaskExecutor  # noqa: E402
-from autograder.grading.batch import CHUNK, _chunks, grade  # noqa: E402
+from autograder.grading.batch import grade  # noqa: E402
+from autograder.grading.plan import CHUNK, sizes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,7 +116,7 @@ def main() -> None:
         # One worker's rate, measured where it had a core to itself (the first configuration).
         per_worker = rates[args.workers[0]]
         for workers in (2, 16):
-            chunks = len(_chunks(list(range(args.project)), workers))  # as `qkv grade --jobs workers` cuts the class
+            chunks = len(sizes(args.project, workers))  # as `qkv grade --jobs workers` cuts the class
             rate = min(workers * per_worker, 1000 / client_ms)
             seconds = fixed + args.project / rate + chunks * many / 1000
             print(f"projected: {args.project} students on {workers} workers: {seconds:6.1f} s "

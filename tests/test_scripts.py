@@ -32,3 +32,8 @@ def test_bench_sandbox_measures_a_child():
 def test_bench_file_creation_compares_fresh_and_just_deleted_folders():
     out = _run("scripts/bench_file_creation.py", "--students", "5", "--rounds", "1")
     assert "fresh folder 0:" in out and "same folder, just deleted 0:" in out
+
+
+def test_bench_dask_projects_a_class_from_a_small_one():
+    out = _run("scripts/bench_dask.py", "--size", "4", "--workers", "1", "--project", "100")
+    assert "dask executor, 1 worker(s)" in out and "chunks of up to 20 students" in out
