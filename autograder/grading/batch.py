@@ -36,6 +36,7 @@ from autograder.sandbox import isolation
 from autograder.sandbox.host import Sandbox, layers, missing_text
 from autograder.grading.submissions import Submission, answers_source
 
+
 @dataclass
 class Summary:
     """What a grading run did, for the CLI to print."""
