@@ -5,10 +5,11 @@ import random
 
 import pytest
 
-from autograder.grading import plan as plan_mod
+from autograder.grading import on_disk, plan as plan_mod
 from autograder.grading import submissions
 from autograder.grading.submissions import Submission
-from autograder.reports import class_tally, spill
+from autograder.reports import spill
+from autograder.reports.pages import default_points
 from autograder.reports.class_tally import FULL, Brief, Tally
 
 
@@ -30,11 +31,11 @@ def test_the_spill_holds_one_batch_of_consecutive_students_at_a_time(tmp_path, m
     loaded, released = [], []
     real = spill.Spill._batch
 
-    def batch(self, offset, length):
-        loaded.append(offset)
-        for item in real(self, offset, length):
+    def batch(self, where):
+        loaded.append(where)
+        for item in real(self, where):
             yield item
-        released.append(offset)
+        released.append(where)
     monkeypatch.setattr(spill.Spill, "_batch", batch)
     with spill.Spill(tmp_path) as shares:
         chunks = [[f"s{i:04d}" for i in range(start, start + 10)] for start in range(0, 100, 10)]
@@ -69,7 +70,7 @@ def _kept_whole(assignment, briefs):
     cols = list(dict.fromkeys(c for b in briefs for c in b.columns))
     n, stats = len(briefs), []
     for c in cols:
-        most = max(b.part_max(c) if b.has_part(c) else class_tally.default_points(assignment, c) for b in briefs)
+        most = max(b.part_max(c) if b.has_part(c) else default_points(assignment, c) for b in briefs)
         got = [b.part_score(c) for b in briefs]
         stats.append((c, most, sum(got) / n, sum(most > 0 and g >= most - FULL for g in got) / n))
     most = sum(s[1] for s in stats)
@@ -112,7 +113,7 @@ def test_random_classes_give_the_numbers_of_the_whole_class():
 
 def test_the_tally_keeps_the_callers_copy_of_each_student_id_and_its_rows_on_disk(tmp_path):
     held = "".join(["al", "ice"])
-    with Tally(_Assignment(), rows=True, folder=tmp_path) as tally:
+    with Tally(_Assignment(), rows_in=tmp_path) as tally:
         tally.add(_brief("alice", {"p": 1.0}, {"p": 2.0}, 1.0, mistakes=("m1",), status="timed out"), held)
         assert tally.misconceptions()[0][1][0] is held and tally.problems[0][0] is held
         assert [r.student for r in tally.rows()] == ["alice"]
@@ -133,7 +134,7 @@ def _old_chunks(todo, jobs):
 
 @pytest.mark.parametrize("count, jobs", [(1, 1), (7, 2), (300, 2), (1001, 3)])
 def test_the_plan_gives_back_its_hand_ins_in_order_and_chunks_them_as_the_list_did(tmp_path, monkeypatch, count, jobs):
-    monkeypatch.setattr(plan_mod, "BATCH", 16)
+    monkeypatch.setattr(on_disk, "BATCH", 16)
     subs = [(Submission(f"s{i:05d}", tmp_path / f"s{i:05d}.py"), "" if i % 3 == 0 else "new") for i in range(count)]
     with plan_mod.Plan(tmp_path) as plan:
         for sub, reason in subs:

@@ -1,35 +1,29 @@
 """What a run grades, and why: the class read in one pass, each hand-in's reuse decided, and the
 hand-ins kept on disk until they are graded.
 
-The command holds a name per student (and a few numbers), not a submission: the hand-ins are
-pickled a batch at a time into a file that vanishes with the run, and read back a chunk at a time
-for the grading processes, then once more to check that each has its result.
+The command holds a name per student (and a few numbers), not a submission: the hand-ins wait on
+disk (an on_disk.Spool), read back a chunk at a time for the grading processes, then once more to
+check that each has its result.
 """
 from __future__ import annotations
 
-import pickle
-import tempfile
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
 from autograder.course import layout
 from autograder.errors import QkvError
-from autograder.grading import handins, reuse
+from autograder.grading import handins, on_disk, reuse
 from autograder.grading.submissions import Submission, each_submission
 
 CHUNK = 20  # students per task handed to a grading process: small enough that the processes finish together
-BATCH = 256  # hand-ins pickled together on disk
 
 
-class Plan:
+class Plan(on_disk.Spool):
     """The run's hand-ins, in order, each with why it is graded ('' when its result is reused)."""
 
     def __init__(self, folder: Path):
-        self._folder = Path(folder)  # where the file goes, made once a batch is full
-        self._file = None
-        self._batches: list[tuple[int, int]] = []  # (offset, length) of each pickled batch
-        self._pending: list[tuple[Submission, str]] = []
+        super().__init__(folder)
         self.students: list[str] = []  # every student with a submission, in order
         self.regraded: dict[str, list[str]] = defaultdict(list)  # reuse.REASONS key -> keys graded for it
         self.count = 0  # hand-ins planned
@@ -42,42 +36,17 @@ class Plan:
         if reason:
             self.todo += 1
             self.regraded[reason].append(sub.key)
-        self._pending.append((sub, reason))
-        if len(self._pending) >= BATCH:
-            self._flush()
-
-    def _flush(self) -> None:
-        if self._pending:
-            if self._file is None:
-                self._folder.mkdir(parents=True, exist_ok=True)
-                self._file = tempfile.TemporaryFile(dir=self._folder)  # unlinked: gone however the run ends
-            blob = pickle.dumps(self._pending, pickle.HIGHEST_PROTOCOL)
-            self._batches.append((self._file.seek(0, 2), len(blob)))
-            self._file.write(blob)
-            self._pending = []
+        self.append((sub, reason))
 
     def each(self):
         """(hand-in, why it is graded) of every hand-in, in order, read back a batch at a time."""
-        for offset, length in self._batches:
-            self._file.seek(offset)
-            yield from pickle.loads(self._file.read(length))
-        yield from self._pending
+        return iter(self)
 
     def to_grade(self):
         return (sub for sub, reason in self.each() if reason)
 
     def chunks(self, jobs: int) -> "Chunks":
         return Chunks(self, jobs)
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-
-    def __enter__(self) -> "Plan":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 class Chunks:

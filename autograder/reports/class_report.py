@@ -5,7 +5,6 @@ pages can be rebuilt without regrading. The same results give byte-identical pag
 """
 from __future__ import annotations
 
-import io
 import json
 import statistics
 from pathlib import Path
@@ -45,7 +44,7 @@ def terminal_summary(course, assignment, out: Path, students: list[str], tally: 
     out = Path(out)
     catalogue = loader.load(course, assignment).catalogue
     if tally is None:
-        tally = Tally.of(assignment, (Brief.of(r) for r in each_result(out, students)))  # no late policy applied
+        tally = Tally.of(assignment, load(out, students))
     stats = tally.column_stats()
     lines = [f"{assignment.id}: {tally.n} students", "",
              f"{'part':<12}{'mean':>8} / {'max':<5}{'full marks':>12}"]
@@ -86,9 +85,9 @@ def each_result(out: Path, students: list[str]):
         yield read_result(out, student)
 
 
-def load(out: Path, students: list[str]) -> list[Brief]:
-    """Each student's Brief, sorted by student."""
-    return [Brief.of(r) for r in each_result(out, students)]  # no assignment: no late policy applied
+def load(out: Path, students: list[str]):
+    """Each student's Brief, sorted by student, one at a time (no late policy applied)."""
+    return (Brief.of(r) for r in each_result(out, students))
 
 
 def read_run(out: Path) -> dict:
@@ -172,13 +171,6 @@ def write(f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()
         if wrote:
             gap, wrote = "\n", False
     f.write(PAGE_END)
-
-
-def render(course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()) -> str:
-    """The class report as one string (`write` for a large class)."""
-    f = io.StringIO()
-    write(f, course, assignment, tally, run, roll=roll)
-    return f.getvalue()
 
 
 def _link(student: str) -> str:

@@ -8,15 +8,15 @@ of the pass does not grow with the class, but for those listings.
 """
 from __future__ import annotations
 
-import pickle
-import tempfile
 from array import array
 from collections import defaultdict
 from dataclasses import dataclass
 
 from autograder.course import deadlines
 from autograder.grading.outcomes import Outcome, label
+from autograder.grading import on_disk
 from autograder.grading.results import StudentResult
+from autograder.reports.pages import default_points
 
 # Outcomes the instructor should hear about: the submission, not the student's maths, went wrong
 # (or the grader did).
@@ -97,13 +97,6 @@ class _Column:
             self.near[score] = self.near.get(score, 0) + 1
 
 
-def default_points(assignment, column: str) -> float:
-    """The most points of a column from course.yaml, for a student whose results do not hold it."""
-    if column == "quiz":
-        return assignment.quiz_points
-    return next((p.points for p in assignment.parts if p.id == column), 0.0)
-
-
 @dataclass(frozen=True)
 class Row:
     """A student's line in the report's table of students."""
@@ -119,19 +112,19 @@ class Row:
 class Tally:
     """The class's numbers, from each Brief in turn (`add`); read them once every brief is in."""
 
-    def __init__(self, assignment, *, rows: bool = False, folder=None):
-        """With `rows`, each student's Row is kept, on disk (in `folder`; by default the system's
-        temporary folder), for the students table: close the tally when done with it."""
+    def __init__(self, assignment, *, rows_in=None):
+        """With `rows_in` (a folder), each student's Row is kept on disk there for the students
+        table: close the tally when done with it."""
         self.assignment = assignment
         self.n = 0
         self._columns: dict[str, _Column] = {}  # in the order the briefs name them
-        self._totals = array("d")  # for the median, the histogram and full marks
+        self.totals = array("d")  # for the median, the histogram and full marks
         self._who: dict[str, list[str]] = defaultdict(list)  # mistake id -> students, in order
         self.problems: list[tuple[str, str]] = []  # (student, what went wrong)
         self.not_submitted: list[tuple[str, str]] = []  # (student, parts nothing was handed in for)
         self.late: list[tuple[str, str, float, float, float]] = []  # (student, handed in, total, credit, final)
         self.adjustments: list[tuple[str, str, float, str]] = []  # (student, part, change, comment)
-        self._rows = tempfile.TemporaryFile(dir=folder) if rows else None  # pickled Rows; gone once closed
+        self._rows = on_disk.Spool(rows_in) if rows_in is not None else None
 
     @classmethod
     def of(cls, assignment, briefs) -> "Tally":
@@ -156,7 +149,7 @@ class Tally:
                 column.at_least(default_points(self.assignment, c))
             if c in r.scores:
                 column.add(r.scores[c])
-        self._totals.append(r.total)
+        self.totals.append(r.total)
         for mistake in r.mistakes:
             self._who[mistake].append(student)
         self._trouble(r, student)
@@ -164,9 +157,8 @@ class Tally:
             self.late.append((student, r.submitted_at, r.total, r.credit, r.final))
         self.adjustments += [(student, part, change, comment) for part, change, comment in r.adjustments]
         if self._rows is not None:
-            pickle.dump(Row(student, {c: r.part_score(c) for c in r.columns}, r.total, r.credit, r.final,
-                            r.status),
-                        self._rows, pickle.HIGHEST_PROTOCOL)
+            self._rows.append(Row(student, {c: r.part_score(c) for c in r.columns}, r.total, r.credit, r.final,
+                                  r.status))
 
     def _trouble(self, r: Brief, student: str) -> None:
         if r.status != "graded":  # its checks all say the same thing
@@ -182,11 +174,6 @@ class Tally:
         if any(o == Outcome.NOT_SUBMITTED for o, _ in r.troubles):
             self.not_submitted.append((student, ", ".join(p for o, p in r.troubles if o == Outcome.NOT_SUBMITTED)))
 
-    @property
-    def columns(self) -> list[str]:
-        """The gradebook columns of the class, in order (the parts, then the quiz)."""
-        return list(self._columns)
-
     def column_stats(self) -> list[ColumnStats]:
         """Per column, then a last "total" row: the maximum, the mean score and the full-marks share."""
         n = self.n or 1
@@ -197,13 +184,9 @@ class Tally:
             full += self.n - column.scored if 0.0 >= most - FULL else 0  # those without a score have 0
             stats.append(ColumnStats(c, most, column.sum / n, full / n if most > 0 else 0.0))
         most = sum(s.max for s in stats)
-        full = sum(t >= most - FULL for t in self._totals) if most > 0 else 0
-        stats.append(ColumnStats("total", most, sum(self._totals) / n, full / n))
+        full = sum(t >= most - FULL for t in self.totals) if most > 0 else 0
+        stats.append(ColumnStats("total", most, sum(self.totals) / n, full / n))
         return stats
-
-    @property
-    def totals(self) -> array:
-        return self._totals
 
     def misconceptions(self) -> list[tuple[str, list[str]]]:
         """(catalogue id, students whose feedback named it), most common first."""
@@ -211,13 +194,7 @@ class Tally:
 
     def rows(self):
         """Each student's Row, in the order they were added (once every brief is in)."""
-        self._rows.flush()
-        self._rows.seek(0)
-        while True:
-            try:
-                yield pickle.load(self._rows)
-            except EOFError:
-                return
+        return iter(self._rows)
 
     def close(self) -> None:
         if self._rows is not None:

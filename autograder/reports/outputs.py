@@ -69,7 +69,7 @@ def write(course, assignment, out: Path, students: list[str], *, pages: bool = T
     listed = set(roster.ids) if roster is not None else None
     students = sorted(students)
     missing = sorted(listed - set(students)) if listed is not None else []
-    with class_tally.Tally(assignment, rows=pages, folder=out) as tally:
+    with class_tally.Tally(assignment, rows_in=out if pages else None) as tally:
         rows = (row if listed is None or student in listed else gradebook.off_roster(row)
                 for student, row in _tallied(_shares(out, students, iter(done), per_student), tally))
         gradebook.write(out / layout.GRADEBOOK_FILE, assignment, rows,

@@ -121,8 +121,11 @@ num = _num  # points as the gradebook writes them: 20, 12.5, 3.33
 
 def column_points(assignment, result, column: str) -> float:
     """The most a student can get in a gradebook column: from the results, else from course.yaml."""
-    if result.has_part(column):
-        return result.part_max(column)
+    return result.part_max(column) if result.has_part(column) else default_points(assignment, column)
+
+
+def default_points(assignment, column: str) -> float:
+    """The most points of a gradebook column from course.yaml, for results that do not hold it."""
     if column == "quiz":
         return assignment.quiz_points
     return next((p.points for p in assignment.parts if p.id == column), 0.0)

@@ -1,0 +1,63 @@
+"""Lists a run keeps on disk rather than in memory, pickled a batch at a time onto a file no other
+process can open, which vanishes once closed or once the process ends, however it ends. Nothing
+touches the disk until a first batch is written."""
+from __future__ import annotations
+
+import pickle
+import tempfile
+from pathlib import Path
+
+BATCH = 256  # items pickled together by a Spool
+
+
+class Batches:
+    """Batches written (`put`) and read back (`get`) where `put` said they are."""
+
+    def __init__(self, folder):
+        self._folder = Path(folder)  # where the file goes, made with the first batch
+        self._file = None
+
+    def put(self, items: list) -> tuple[int, int]:
+        if self._file is None:
+            self._folder.mkdir(parents=True, exist_ok=True)
+            self._file = tempfile.TemporaryFile(dir=self._folder)  # unlinked from the start
+        blob = pickle.dumps(items, pickle.HIGHEST_PROTOCOL)
+        where = (self._file.seek(0, 2), len(blob))
+        self._file.write(blob)
+        return where
+
+    def get(self, where: tuple[int, int]) -> list:
+        offset, length = where
+        self._file.seek(offset)
+        return pickle.loads(self._file.read(length))
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Spool(Batches):
+    """Items appended one at a time, read back in order (as often as wanted), a batch at a time."""
+
+    def __init__(self, folder, batch: int | None = None):
+        super().__init__(folder)
+        self._batch = batch or BATCH
+        self._written: list[tuple[int, int]] = []  # where each full batch is
+        self._pending: list = []
+
+    def append(self, item) -> None:
+        self._pending.append(item)
+        if len(self._pending) >= self._batch:
+            self._written.append(self.put(self._pending))
+            self._pending = []
+
+    def __iter__(self):
+        for where in self._written:
+            yield from self.get(where)
+        yield from self._pending
