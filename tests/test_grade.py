@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 
 import jsonschema
 import numpy as np
@@ -158,17 +159,32 @@ def test_a_killed_batch_resumes_to_the_same_gradebook(tmp_path, course, assignme
     assert not list((resumed_out / "results").glob(".*.tmp")), "a rerun clears temporary files of a killed run"
 
 
+def _suite_rng(course, student, label):
+    return seeds.suite_rng(seeds.suite_state(course.seed, "attention", student, label))
+
+
 def test_cases_are_the_same_on_regrade_and_differ_between_students(course):
-    a = cases.projection(seeds.rng_for(course.seed, "attention", "alice", "test_random_shapes"))
-    again = cases.projection(seeds.rng_for(course.seed, "attention", "alice", "test_random_shapes"))
-    bob = cases.projection(seeds.rng_for(course.seed, "attention", "bob", "test_random_shapes"))
+    a = cases.projection(_suite_rng(course, "alice", "test_random_shapes"))
+    again = cases.projection(_suite_rng(course, "alice", "test_random_shapes"))
+    bob = cases.projection(_suite_rng(course, "bob", "test_random_shapes"))
+    other_test = cases.projection(_suite_rng(course, "alice", "test_other"))
     assert all((x == y).all() for x, y in zip(a, again))
-    assert any(x.shape != y.shape or not (x == y).all() for x, y in zip(a, bob))
+    for other in (bob, other_test):
+        assert any(x.shape != y.shape or not (x == y).all() for x, y in zip(a, other))
+
+
+def test_a_kept_generator_put_in_a_students_state_draws_as_a_new_one(course):
+    kept = _suite_rng(course, "carol", "test_random_shapes")
+    kept.normal(size=50)  # left anywhere by an earlier student
+    for student in ("alice", "bob"):
+        state = seeds.suite_state(course.seed, "attention", student, "test_random_shapes")
+        assert seeds.suite_rng(state, kept) is kept
+        assert (kept.normal(size=8) == seeds.suite_rng(state).normal(size=8)).all()
 
 
 def test_drawn_shapes_keep_confusable_sides_apart(course):
     for i in range(50):
-        rng = seeds.rng_for(course.seed, "attention", f"s{i}", "shapes")
+        rng = _suite_rng(course, f"s{i}", "shapes")
         X, W_q, W_k, W_v = cases.projection(rng)
         assert len({X.shape[0], X.shape[1], W_q.shape[1], W_v.shape[1]}) == 4
         Q, K = cases.queries_keys(rng)
@@ -177,16 +193,26 @@ def test_drawn_shapes_keep_confusable_sides_apart(course):
         assert A.shape[0] != A.shape[1] and abs(A.sum(axis=1) - 1).max() < 1e-12
 
 
-def test_drawn_sizes_are_the_draws_of_rng_choice_over_the_range():
-    """_distinct draws what rng.choice(np.arange(low, high), k, replace=False) draws, and leaves the
-    generator where that call leaves it: every case drawn after it depends on both."""
-    for seed in range(3000):
-        for k, low, high in ((4, 2, 8), (3, 2, 8), (2, 2, 8), (2, 4, 8), (2, 1, 3)):
-            mine, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
-            sizes = cases._distinct(mine, k, low, high)
-            assert sizes == [int(x) for x in numpys.choice(np.arange(low, high), size=k, replace=False)]
-            assert all(type(n) is int for n in sizes)
-            assert mine.bit_generator.state == numpys.bit_generator.state
+def test_drawn_weights_show_a_renormalisation_in_place(course):
+    """Every student's weights change when renormalised in place (A /= A.sum(...)), so the
+    catalogued aggregate_in_place is caught whatever the draw; they still sum to 1."""
+    for i in range(300):
+        A, _ = cases.weights_values(_suite_rng(course, f"s{i}", "test_inputs_are_left_unchanged"))
+        assert abs(A.sum(axis=1) - 1).max() < 1e-14
+        renormalised = A.copy()
+        renormalised /= renormalised.sum(axis=-1, keepdims=True)
+        assert (renormalised != A).any()
+
+
+def test_drawn_sizes_are_distinct_in_range_and_every_ordered_choice_comes_up_alike():
+    rng = np.random.default_rng(3)
+    for k, low, high in ((4, 2, 8), (3, 2, 8), (2, 2, 8), (2, 4, 8), (2, 1, 3)):
+        for _ in range(300):
+            sizes = cases._distinct(rng, k, low, high)
+            assert len(set(sizes)) == k and all(type(n) is int and low <= n < high for n in sizes)
+    counts = Counter(tuple(cases._distinct(rng, 2, 2, 6)) for _ in range(12000))
+    assert len(counts) == 12  # 4 * 3 ordered pairs, each about 1,000 times
+    assert min(counts.values()) > 850 and max(counts.values()) < 1150
 
 
 def test_odd_names_and_stray_files_are_skipped_with_one_line_each(tmp_path, course, assignment, capsys):

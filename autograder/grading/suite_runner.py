@@ -66,7 +66,7 @@ class _StudentRun:
     recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
     shared: dict = field(default_factory=dict)  # calls several checks share (Expect.call_shared)
     early: object = None  # a worker started before the tests were planned, until the first call takes it
-    rngs: dict = field(default_factory=dict)  # test name -> (its generator, the generator's seeded state)
+    rngs: dict = field(default_factory=dict)  # test name -> its generator's seeded state (seeds.suite_state)
     replays: list = field(default_factory=list)  # per test: (first planned call, end, what it recorded) or None
 
 
@@ -152,6 +152,7 @@ class SuiteRun:
         # The planning run of a test that draws nothing for its student (the worked example, fixed
         # cases): its calls and what it recorded, the same for every student (see _plan).
         self._same_plans: dict = {}
+        self._generators: dict = {}  # test name -> the generator its student's cases are drawn from
 
     def grade(self, sub: Submission) -> StudentResult:
         # Read once, before any test: the code and the quiz answers (a file that changes while it
@@ -223,16 +224,15 @@ class SuiteRun:
         return values
 
     def _rng(self, run: _StudentRun, test: SuiteTest):
-        """The student's generator for this test, as seeded: made once, and reset to its seeded state
-        for the judging pass (which must draw what the planning pass drew)."""
+        """The student's generator for this test, put in its seeded state (seeds.suite_state) once for
+        the planning pass and again for the judging pass, which must draw what the planning pass
+        drew. One generator per test serves every student in turn."""
         name = test.item.originalname
         kept = run.rngs.get(name)
-        if kept is None:  # just seeded: nothing has drawn from it yet
-            rng = seeds.rng_for(self.ctx.course.seed, self.ctx.assignment.id, run.sub.student, name)
-            run.rngs[name] = (rng, rng.bit_generator.state)
-            return rng
-        rng, state = kept
-        rng.bit_generator.state = state
+        if kept is None:
+            kept = run.rngs[name] = seeds.suite_state(self.ctx.course.seed, self.ctx.assignment.id,
+                                                      run.sub.student, name)
+        rng = self._generators[name] = seeds.suite_rng(kept, self._generators.get(name))
         return rng
 
     def _expect(self, call, recorded: dict, shared: dict, kind=Expect) -> Expect:

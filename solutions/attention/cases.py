@@ -9,9 +9,9 @@ import numpy as np
 # and every draw makes the sides that could be confused differ (n_q != n_k, d_k != d_v, ...).
 
 def _distinct(rng: np.random.Generator, k: int, low: int = 2, high: int = 8) -> list[int]:
-    """k different sizes in [low, high): rng.choice(np.arange(low, high), k, replace=False), drawn as
-    indices into the range (the same draws, without building and indexing the array)."""
-    return [low + i for i in rng.choice(high - low, k, replace=False).tolist()]
+    """k different sizes in [low, high), every ordered choice alike: the first k of a shuffled range
+    (a quarter of what rng.choice(..., replace=False) costs)."""
+    return [low + i for i in rng.permutation(high - low)[:k].tolist()]
 
 
 def projection(rng: np.random.Generator):
@@ -75,10 +75,17 @@ def wide_row(rng: np.random.Generator):
 
 
 def weights_values(rng: np.random.Generator):
-    """A (n_q, n_k) with rows summing to 1, V (n_k, d_v); n_q, n_k, d_v all different."""
+    """A (n_q, n_k) with rows summing to 1, V (n_k, d_v); n_q, n_k, d_v all different.
+
+    Renormalising the weights in place (A /= A.sum(...)) leaves a row that sums to exactly 1.0 as it
+    was, bit for bit: when every row does, the first is scaled by a few parts in 10**16 until its
+    sum is not exactly 1.0, so that such code changes its input where the grader sees it."""
     n_q, n_k, d_v = _distinct(rng, 3)
     e = np.exp(rng.normal(size=(n_q, n_k)))
-    return e / e.sum(axis=1, keepdims=True), rng.normal(size=(n_k, d_v))
+    A = e / e.sum(axis=1, keepdims=True)
+    while (A.sum(axis=1) == 1.0).all():
+        A[0] *= 1.0 + 2.0 ** -51
+    return A, rng.normal(size=(n_k, d_v))
 
 
 def public(example, reference) -> dict[str, list[tuple[str, tuple]]]:
