@@ -12,10 +12,18 @@ from held_out import HELD_OUT
 PARTS = ("project", "score", "softmax", "aggregate", "attend")
 
 
+DRAWS = 5  # students handing in each variant: each draws cases of their own, and every one must be judged alike
+
+
+def _ids(name: str) -> list[str]:
+    return [name] + [f"{name}.{i}" for i in range(1, DRAWS)]
+
+
 def _sources():
     source = CONTENT.reference_source
-    subs = {f"held_{k}": synthetic._splice(source, fs) for k, (_, fs, _) in HELD_OUT.items()}
-    subs.update({f"honest_{v}": synthetic._splice(source, fs) for v, fs in CONTENT.honest_variants.items()})
+    subs = {student: synthetic._splice(source, fs) for k, (_, fs, _) in HELD_OUT.items() for student in _ids(f"held_{k}")}
+    subs.update({student: synthetic._splice(source, fs)
+                 for v, fs in CONTENT.honest_variants.items() for student in _ids(f"honest_{v}")})
     return subs
 
 
@@ -40,18 +48,22 @@ def _named(test, expected: str) -> bool:
 
 @pytest.mark.parametrize("held", sorted(HELD_OUT))
 def test_held_out_wrong_code_loses_points_in_its_part_and_is_named(graded, held):
+    """For every student who hands it in, whatever cases they draw."""
     part, _, expected = HELD_OUT[held]
-    r = graded(f"held_{held}")
-    assert r.part_score(part) < r.part_max(part)
-    assert any(_named(t, expected) for t in r.tests if t.part == part), [t.output for t in r.tests if t.part == part]
-    assert all(r.part_score(p) == r.part_max(p) for p in PARTS if p not in (part, "attend"))
+    for student in _ids(f"held_{held}"):
+        r = graded(student)
+        assert r.part_score(part) < r.part_max(part), student
+        assert any(_named(t, expected) for t in r.tests if t.part == part), (
+            student, [t.output for t in r.tests if t.part == part])
+        assert all(r.part_score(p) == r.part_max(p) for p in PARTS if p not in (part, "attend")), student
 
 
 @pytest.mark.parametrize("variant", sorted(CONTENT.honest_variants))
 def test_correct_code_written_another_way_keeps_full_marks(graded, variant):
-    r = graded(f"honest_{variant}")
-    assert [r.part_score(p) for p in PARTS] == [r.part_max(p) for p in PARTS], [
-        t.output for t in r.tests if t.outcome != "passed"]
+    for student in _ids(f"honest_{variant}"):
+        r = graded(student)
+        assert [r.part_score(p) for p in PARTS] == [r.part_max(p) for p in PARTS], (
+            student, [t.output for t in r.tests if t.outcome != "passed"])
 
 
 @pytest.mark.parametrize("student", ["held_min_shift_np", "held_global_max_np", "held_matmul_no_transpose",
