@@ -3,11 +3,13 @@
 The reference must score 100 %, the stubs 0 %, and every catalogued mistake, spliced into the
 reference, must lose points in its own part and be named in its feedback; it may cost nothing in
 the other parts, except in the part that grades the whole chain (the content's CHAIN), which calls
-the others.
+the others. Each is handed in by DRAWS students, who draw cases of their own: a suite that catches a
+mistake only on some draws (a check that needs a row not to sum to exactly 1.0, say) fails here.
 """
 from __future__ import annotations
 
 import tempfile
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,9 @@ from autograder.course.config import Assignment, Course
 from autograder.grading import batch as grade_mod
 from autograder.grading import results
 from autograder.grading import synthetic
+
+
+DRAWS = 5  # students handing in each kind
 
 
 @dataclass(frozen=True)
@@ -41,26 +46,40 @@ def validate(course: Course, assignment: Assignment, *, jobs: int | None = None,
     verdicts = []
     with tempfile.TemporaryDirectory(prefix="qkv-validate-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
-        synthetic.write_class(content, subs, kinds=kinds)
+        students = synthetic.write_class(content, subs, DRAWS * len(kinds), kinds=kinds)
         grade_mod.grade(course, subs, assignment=assignment.id, out=out, jobs=jobs, progress=progress, pages=False,
                         weak_sandbox=True)  # the kit's own mutants, not student code
-        read = lambda kind: results.read(results.path_for(out, kind))  # noqa: E731
+        handed_in = defaultdict(list)  # kind -> its students' results
+        for student in students:
+            handed_in[student.split("_", 1)[1]].append(results.read(results.path_for(out, student)))
 
-        got, full = _code_score(read("honest_reference"), parts)
-        verdicts.append(Verdict("reference", got == full, f"{got:g} / {full:g}"))
-        got, full = _code_score(read("stub"), parts)
-        verdicts.append(Verdict("stubs", got == 0, f"{got:g} / {full:g}"))
+        scores = [_code_score(r, parts) for r in handed_in["honest_reference"]]
+        got, full = min(scores)
+        verdicts.append(Verdict("reference", all(g == f for g, f in scores), f"{got:g} / {full:g}" + _of(
+            sum(g != f for g, f in scores))))
+        scores = [_code_score(r, parts) for r in handed_in["stub"]]
+        got, full = max(scores)
+        verdicts.append(Verdict("stubs", all(g == 0 for g, _ in scores), f"{got:g} / {full:g}" + _of(
+            sum(g != 0 for g, _ in scores))))
         for m in catalogue:
-            r = read(f"mistake_{m.id}")
             part = function_part[m.part]
-            lost = r.part_score(part) < r.part_max(part)
             callers = {function_part[f] for f in content.chain if f in function_part
                        and m.part in content.catalogue.callees(f, [m.part])}
-            others_full = all(r.part_score(p) == r.part_max(p) for p in parts if p != part and p not in callers)
-            named = any(t.mistake == m.id and m.message in t.output for t in r.tests if t.part == part)
-            ok = lost and named and others_full
-            detail = (f"{part} {r.part_score(part):g}/{r.part_max(part):g}, "
-                      f"{'named' if named else 'NOT named'} in feedback"
-                      + ("" if others_full else ", and parts other than the chain lost points too"))
-            verdicts.append(Verdict(f"mistake {m.id}", ok, detail))
+            judged = [_mistake(r, m, part, parts, callers) for r in handed_in[f"mistake_{m.id}"]]
+            failing = [detail for ok, detail in judged if not ok]
+            verdicts.append(Verdict(f"mistake {m.id}", not failing, (failing or [judged[0][1]])[0] + _of(len(failing))))
     return verdicts
+
+
+def _of(failing: int) -> str:
+    return f" (for {failing} of the {DRAWS} students who handed it in)" if failing else ""
+
+
+def _mistake(r: results.StudentResult, m, part: str, parts, callers) -> tuple[bool, str]:
+    """Whether one student's result shows the mistake as it should, and how it went."""
+    lost = r.part_score(part) < r.part_max(part)
+    others_full = all(r.part_score(p) == r.part_max(p) for p in parts if p != part and p not in callers)
+    named = any(t.mistake == m.id and m.message in t.output for t in r.tests if t.part == part)
+    return lost and named and others_full, (
+        f"{part} {r.part_score(part):g}/{r.part_max(part):g}, {'named' if named else 'NOT named'} in feedback"
+        + ("" if others_full else ", and parts other than the chain lost points too"))
