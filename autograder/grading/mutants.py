@@ -5,8 +5,9 @@ write: an operator swapped, a transpose dropped or added, an axis or a constant 
 or returned items reordered, a call replaced by its argument, a reduction replaced by another. A
 mutant that returns what the reference returns on every trusted input (public cases and random
 draws) is equivalent and set aside; the others are graded together, in the sandbox, through the
-normal grading path. A mutant is caught when it loses points in some part; the survivors are listed
-so that an instructor can add a check or a catalogue entry.
+normal grading path, each handed in by STUDENTS students. A mutant is caught when it loses points in
+some part for every one of them (a check that catches it on some draws only lets some students
+through); the survivors are listed so that an instructor can add a check or a catalogue entry.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from autograder.public.compare import problem
 TARGET = 95.0  # per cent of non-equivalent mutants the suites should catch
 CONTROL = "unmutated"  # the reference as the mutants are written (unparsed), graded alongside them
 DRAWS = 6  # random inputs per function, besides the public cases, to tell equivalent mutants apart
+STUDENTS = 3  # students handing in each mutant, each drawing cases of their own: caught only if caught for all
 
 BINOPS = {ast.Add: (ast.Sub, ast.Mult), ast.Sub: (ast.Add, ast.Mult, ast.Div), ast.Mult: (ast.Div, ast.Add),
           ast.Div: (ast.Mult, ast.Sub, ast.FloorDiv), ast.MatMult: (ast.Mult, ast.Add, ast.Sub),
@@ -227,9 +229,9 @@ def run(course: Course, assignment: Assignment, *, jobs: int | None = None) -> R
     caught, survivors = [], []
     with tempfile.TemporaryDirectory(prefix="qkv-mutants-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
-        names = [f"mutant_{i:04d}" for i in range(len(live))]
+        names = [[f"mutant_{i:04d}.{k}" for k in range(STUDENTS)] for i in range(len(live))]
         sources = {CONTROL: ast.unparse(ast.parse(content.reference_source)) + "\n"}
-        sources.update({name: m.source for name, m in zip(names, live)})
+        sources.update({name: m.source for students, m in zip(names, live) for name in students})
         for name, text in sources.items():
             (subs / name).mkdir(parents=True)
             (subs / name / layout.code_file(assignment)).write_text(text, encoding="utf-8")
@@ -240,8 +242,8 @@ def run(course: Course, assignment: Assignment, *, jobs: int | None = None) -> R
         if any(control.part_score(p.id) < control.part_max(p.id) for p in assignment.parts):
             raise QkvError("the reference, written out as the mutants are, loses points: the mutation score "
                            "would mean nothing; run `qkv validate` first")
-        for name, m in zip(names, live):
-            r = results.read(results.path_for(out, name))
-            lost = any(r.part_score(p.id) < r.part_max(p.id) for p in assignment.parts)
+        for students, m in zip(names, live):
+            lost = all(any(r.part_score(p.id) < r.part_max(p.id) for p in assignment.parts)
+                       for r in (results.read(results.path_for(out, name)) for name in students))
             (caught if lost else survivors).append(m)
     return Report(len(mutants), len(mutants) - len(live), caught, survivors)
