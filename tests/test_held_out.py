@@ -12,11 +12,11 @@ from held_out import HELD_OUT
 PARTS = ("project", "score", "softmax", "aggregate", "attend")
 
 
-DRAWS = 5  # students handing in each variant: each draws cases of their own, and every one must be judged alike
+STUDENTS = 5  # students handing in each variant: each draws cases of their own, and every one must be judged alike
 
 
 def _ids(name: str) -> list[str]:
-    return [name] + [f"{name}.{i}" for i in range(1, DRAWS)]
+    return synthetic.students(name, STUDENTS)
 
 
 def _sources():

@@ -26,7 +26,7 @@ from autograder.course import layout
 from autograder.course.config import Assignment, Course
 from autograder.errors import QkvError
 from autograder.grading import batch as grade_mod
-from autograder.grading import results
+from autograder.grading import results, synthetic
 from autograder.public.compare import problem
 
 TARGET = 95.0  # per cent of non-equivalent mutants the suites should catch
@@ -229,7 +229,7 @@ def run(course: Course, assignment: Assignment, *, jobs: int | None = None) -> R
     caught, survivors = [], []
     with tempfile.TemporaryDirectory(prefix="qkv-mutants-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
-        names = [[f"mutant_{i:04d}.{k}" for k in range(STUDENTS)] for i in range(len(live))]
+        names = [synthetic.students(f"mutant_{i:04d}", STUDENTS) for i in range(len(live))]
         sources = {CONTROL: ast.unparse(ast.parse(content.reference_source)) + "\n"}
         sources.update({name: m.source for students, m in zip(names, live) for name in students})
         for name, text in sources.items():

@@ -75,6 +75,12 @@ def answers_for(course, assignment, content):
     return answers
 
 
+def students(name: str, count: int) -> list[str]:
+    """Ids of `count` students handing in the same code (`name`, `name.1`, ...): each draws cases of
+    its own, so a check that catches a mistake on some draws only shows as a difference between them."""
+    return [name] + [f"{name}.{i}" for i in range(1, count)]
+
+
 def write_class(content, dest: Path, size: int | None = None, *, kinds=None, answers=None) -> list[str]:
     """Write submission folders into dest: each kind once, then cycled to `size` students.
 

@@ -3,7 +3,7 @@
 The reference must score 100 %, the stubs 0 %, and every catalogued mistake, spliced into the
 reference, must lose points in its own part and be named in its feedback; it may cost nothing in
 the other parts, except in the part that grades the whole chain (the content's CHAIN), which calls
-the others. Each is handed in by DRAWS students, who draw cases of their own: a suite that catches a
+the others. Each is handed in by STUDENTS students, who draw cases of their own: a suite that catches a
 mistake only on some draws (a check that needs a row not to sum to exactly 1.0, say) fails here.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from autograder.grading import results
 from autograder.grading import synthetic
 
 
-DRAWS = 5  # students handing in each kind
+STUDENTS = 5  # students handing in each kind
 
 
 @dataclass(frozen=True)
@@ -46,21 +46,20 @@ def validate(course: Course, assignment: Assignment, *, jobs: int | None = None,
     verdicts = []
     with tempfile.TemporaryDirectory(prefix="qkv-validate-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
-        students = synthetic.write_class(content, subs, DRAWS * len(kinds), kinds=kinds)
+        students = synthetic.write_class(content, subs, STUDENTS * len(kinds), kinds=kinds)
         grade_mod.grade(course, subs, assignment=assignment.id, out=out, jobs=jobs, progress=progress, pages=False,
                         weak_sandbox=True)  # the kit's own mutants, not student code
         handed_in = defaultdict(list)  # kind -> its students' results
         for student in students:
             handed_in[student.split("_", 1)[1]].append(results.read(results.path_for(out, student)))
 
-        scores = [_code_score(r, parts) for r in handed_in["honest_reference"]]
-        got, full = min(scores)
-        verdicts.append(Verdict("reference", all(g == f for g, f in scores), f"{got:g} / {full:g}" + _of(
-            sum(g != f for g, f in scores))))
-        scores = [_code_score(r, parts) for r in handed_in["stub"]]
-        got, full = max(scores)
-        verdicts.append(Verdict("stubs", all(g == 0 for g, _ in scores), f"{got:g} / {full:g}" + _of(
-            sum(g != 0 for g, _ in scores))))
+        # the reference scores everything, the stubs nothing: told by the student furthest from it
+        for name, kind, wanted, worst in (("reference", "honest_reference", lambda full: full, min),
+                                          ("stubs", "stub", lambda full: 0, max)):
+            scores = [_code_score(r, parts) for r in handed_in[kind]]
+            missed = sum(got != wanted(full) for got, full in scores)
+            got, full = worst(scores)
+            verdicts.append(Verdict(name, not missed, f"{got:g} / {full:g}" + _of(missed)))
         for m in catalogue:
             part = function_part[m.part]
             callers = {function_part[f] for f in content.chain if f in function_part
@@ -72,7 +71,7 @@ def validate(course: Course, assignment: Assignment, *, jobs: int | None = None,
 
 
 def _of(failing: int) -> str:
-    return f" (for {failing} of the {DRAWS} students who handed it in)" if failing else ""
+    return f" (for {failing} of the {STUDENTS} students who handed it in)" if failing else ""
 
 
 def _mistake(r: results.StudentResult, m, part: str, parts, callers) -> tuple[bool, str]:
