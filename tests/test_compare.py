@@ -80,3 +80,14 @@ def test_problem_names_the_same_variant_whatever_the_values_shape():
                 expected = _same_as_specified(actual, other, 1e-6, 1e-8)
             assert against.same(other) == expected, (actual, other)
             assert compare.same(actual, other, 1e-6, 1e-8) == expected, (actual, other)
+
+
+def test_an_object_that_crossed_from_a_sandbox_is_named_by_its_type():
+    """Only a returned object's type name leaves the sandbox: the message names that type."""
+    from autograder.sandbox import wire  # noqa: PLC0415
+    expected = (np.zeros(2), np.zeros(2), np.zeros(2))
+    crossed, _ = wire.decode_value(wire.encode_value(map(abs, []), []), b"")
+    assert compare.problem(crossed, expected, rtol=1e-6, atol=1e-8, names=("Q", "K", "V")) == (
+        "returned map, expected a tuple (Q, K, V)")
+    assert compare.problem(map(abs, []), expected, rtol=1e-6, atol=1e-8, names=("Q", "K", "V")) == (
+        "returned map, expected a tuple (Q, K, V)")
