@@ -460,6 +460,14 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
         nb = json.loads(synthetic.notebook_submission(released, reference_source))
         next(c for c in nb["cells"] if c.get("id") == "softmax")["source"] = body
         notebooks[f"{student}/attention.ipynb"] = json.dumps(nb)
+    # An expression chained too deeply for the compiler (a RecursionError, not a SyntaxError), in a cell
+    # and in a .py file: the cell costs its function, the file is ungradable, each with one line.
+    chain = "\nZ = " + "+".join(["1"] * 200_000) + "\n"
+    nb = json.loads(synthetic.notebook_submission(released, reference_source))
+    cell = next(c for c in nb["cells"] if c.get("id") == "softmax")
+    cell["source"] = "".join(cell["source"]) + chain
+    notebooks["jack/attention.ipynb"] = json.dumps(nb)
+    notebooks["kate/attention.py"] = reference_source + chain
     for name, text in notebooks.items():
         (subs / name).parent.mkdir(parents=True, exist_ok=True)
         (subs / name).write_text(text)
@@ -469,7 +477,7 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     grade(course, subs, assignment="attention", out=out, jobs=2, progress=False, pages=False)
     from autograder.grading import results
     return {s: results.read(results.path_for(out, s))
-            for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan")}
+            for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "jack", "kate")}
 
 
 def softmax_cell_number(released) -> int:
@@ -487,6 +495,17 @@ def test_a_cell_with_a_syntax_error_costs_its_function_and_says_where(graded_not
     softmax = [t.output for t in r.tests if t.part == "softmax"]
     assert softmax and all(f"defines no function softmax() ({said})" in o for o in softmax), softmax[:1]
     assert said in r.output
+
+
+def test_an_expression_too_deep_to_compile_is_a_syntax_error_of_its_cell_or_file(graded_notebooks, released):
+    n = softmax_cell_number(released)
+    too_deep = "an expression is nested or chained too deeply to compile (RecursionError)"
+    r = graded_notebooks["jack"]
+    assert r.status == "graded"
+    assert [r.part_score(p) for p in ("project", "score", "aggregate", "softmax")] == [20, 20, 20, 0]
+    assert f"syntax error in cell {n} (softmax), line 1: {too_deep} (that cell did not run)" in r.output
+    r = graded_notebooks["kate"]
+    assert r.total == 0 and r.status == f"ungradable: syntax error: {too_deep}", r.status
 
 
 def test_a_cell_that_raises_after_its_def_keeps_the_function_and_says_so(graded_notebooks, released):

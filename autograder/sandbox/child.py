@@ -314,7 +314,9 @@ class Child:
         return list(seen.items())
 
     def _syntax(self, e: SyntaxError) -> str:
-        where = _where(e.lineno or 0, self.cells)
+        if not e.lineno:  # the compiler gave up on the whole file without a line (see pieces._compile)
+            return f"syntax error: {e.msg}"
+        where = _where(e.lineno, self.cells)
         return f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"
 
     def call(self, function: str, args, originals) -> tuple[list, list]:

@@ -21,19 +21,29 @@ def split(source: bytes, filename: str, cells) -> list:
     cells: the notebook's map written beside the code ([[first line, label, start], ...]), or None."""
     cells = [c for c in cells or () if type(c) is list and len(c) == 3 and type(c[2]) is int]
     if not cells:
-        return [(None, compile(source, filename, "exec", dont_inherit=True), source)]
+        return [(None, _compile(source, filename), source)]
     lines = source.decode("utf-8").split("\n")  # lines as the map counts them: "\u2028" in a string is no end
     lines = [line + "\n" for line in lines[:-1]] + lines[-1:]
     bounds = [start for _, _, start in cells] + [len(lines) + 1]
     first = "".join(lines[:bounds[0] - 1])
-    pieces = [(None, compile(first, filename, "exec", dont_inherit=True), first)]
-    for (_, label, start), end in zip(cells, bounds[1:]):
+    pieces = [(None, _compile(first, filename), first)]
+    for (first_line, label, start), end in zip(cells, bounds[1:]):
         text = "\n" * (start - 1) + "".join(lines[start - 1:end - 1])
         try:
-            pieces.append((str(label), compile(text, filename, "exec", dont_inherit=True), text))
+            pieces.append((str(label), _compile(text, filename, first_line if type(first_line) is int else start), text))
         except SyntaxError as e:
             pieces.append((str(label), e, text))
     return pieces
+
+
+def _compile(source: bytes | str, filename: str, line: int | None = None) -> types.CodeType:
+    """compile(), where an expression nested or chained too deeply for the compiler (a RecursionError or a
+    MemoryError, not a SyntaxError) is a SyntaxError too, at `line` (a cell's first) if given."""
+    try:
+        return compile(source, filename, "exec", dont_inherit=True)
+    except (RecursionError, MemoryError) as e:
+        raise SyntaxError(f"an expression is nested or chained too deeply to compile ({type(e).__name__})",
+                          (filename, line, None, None)) from None
 
 
 def failed_line(exc: BaseException, filename: str) -> int | None:
