@@ -100,7 +100,7 @@ def _kind(value) -> str:
         return "None"
     if isinstance(value, tuple):
         return f"a tuple of {len(value)}"
-    return type(value).__name__
+    return getattr(value, "type_name", None) or type(value).__name__  # from a sandbox, only the name crossed
 
 
 def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: float, reveal: bool = True):
