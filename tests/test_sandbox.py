@@ -1,4 +1,5 @@
 """The sandbox and its wire format: untrusted replies, limits, cleanup."""
+import os
 import struct
 
 import numpy as np
@@ -446,3 +447,51 @@ def test_a_module_of_the_students_own_is_imported_but_never_in_place_of_the_stan
 def test_only_a_module_sent_beside_the_code_is_let_through(sb):
     with session(sb, "import helpers\ndef f(S):\n    return S\n") as s:
         assert s.load.ok and "import of helpers is not allowed" in s.load.stopped[0]
+
+
+def test_a_tree_a_child_left_is_removed_however_deep_without_following_links(tmp_path):
+    """5,000 nested folders (deeper than Python's recursion limit: shutil.rmtree raises RecursionError on
+    them), a file at every level, links to a folder and a file outside: the tree goes, what the links
+    point to stays."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    fd = os.open(tree, os.O_RDONLY)
+    try:
+        for level in range(5000):
+            os.mkdir("d", dir_fd=fd)
+            os.close(os.open("f", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+            if level % 1000 == 0:
+                os.symlink(outside, "to_outside", dir_fd=fd)
+                os.symlink(outside / "keep.txt", "to_file", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+    isolation.remove_tree(str(tree))
+    assert not tree.exists()
+    assert (outside / "keep.txt").read_text() == "keep"
+    link = tmp_path / "link"
+    link.symlink_to(outside)
+    isolation.remove_tree(str(link))  # a link given as the tree: the link goes, not what it points to
+    assert not link.is_symlink() and (outside / "keep.txt").exists()
+    isolation.remove_tree(str(tmp_path / "missing"))
+
+
+def test_what_cannot_be_removed_is_left_without_looping(tmp_path, monkeypatch):
+    tree = tmp_path / "tree"
+    (tree / "a" / "b").mkdir(parents=True)
+    (tree / "a" / "b" / "f").write_text("x")
+    (tree / "c").mkdir()
+    rmdir = os.rmdir
+
+    def refuse_b(path, *, dir_fd=None):
+        if path == "b":
+            raise PermissionError(1, "refused")
+        return rmdir(path, dir_fd=dir_fd)
+    monkeypatch.setattr(os, "rmdir", refuse_b)
+    isolation.remove_tree(str(tree))
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*")) == ["a", "a/b"]

@@ -14,7 +14,6 @@ import glob
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -87,7 +86,7 @@ def sweep_scratch() -> None:
     for path in (p for root in sorted(roots) for p in Path(root).glob(SCRATCH_PREFIX + "*")):
         pid = path.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
+            isolation.remove_tree(str(path))
 
 
 class Sandbox:
@@ -251,7 +250,7 @@ class Sandbox:
             self.kill_survivors()
             time.sleep(0.01)
         for folder in glob.glob(glob.escape(self._where) + "*"):  # the keeper's, known or not (killed early)
-            shutil.rmtree(folder, ignore_errors=True)
+            isolation.remove_tree(folder)
 
     def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True, timeouts=None):
         """Start a confined child for one submission and load its entry file (without `wait`, the

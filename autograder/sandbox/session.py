@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import select
-import shutil
 import signal
 import time
 from dataclasses import dataclass, field
@@ -393,7 +392,7 @@ def _remove(folder: str, names) -> None:
             os.unlink(os.path.join(folder, name))
         os.rmdir(folder)
     except OSError:
-        shutil.rmtree(folder, ignore_errors=True)
+        isolation.remove_tree(folder)
 
 
 def _why(e: BaseException) -> str:

@@ -237,8 +237,7 @@ def keeper(control: _socket.socket, *, grader: int, where: str, config: dict) ->
         os.waitpid(pid, 0)
     finally:
         if scratch:
-            import shutil  # noqa: PLC0415 - here, where no child will be forked (see the imports above)
-            shutil.rmtree(scratch, ignore_errors=True)
+            isolation.remove_tree(scratch)
 
 
 def _end(zygote: int) -> None:
