@@ -41,7 +41,8 @@ def test_the_zygote_imports_only_the_wire_and_the_isolation_layers_of_this_packa
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('autograder'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT).stdout.split()
-    assert out == ["autograder", "autograder.sandbox", "autograder.sandbox.child", "autograder.sandbox.imports",
+    assert out == ["autograder", "autograder.sandbox", "autograder.sandbox.child", "autograder.sandbox.folders",
+                   "autograder.sandbox.imports",
                    "autograder.sandbox.isolation", "autograder.sandbox.ops", "autograder.sandbox.pieces",
                    "autograder.sandbox.seccomp",
                    "autograder.sandbox.warmup", "autograder.sandbox.wire", "autograder.sandbox.worker"]

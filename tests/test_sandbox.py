@@ -5,6 +5,7 @@ import struct
 import numpy as np
 import pytest
 
+from autograder.sandbox import folders
 from autograder.sandbox import isolation
 from autograder.sandbox import wire
 from autograder.course.config import Limits
@@ -471,14 +472,14 @@ def test_a_tree_a_child_left_is_removed_however_deep_without_following_links(tmp
             fd = inner
     finally:
         os.close(fd)
-    isolation.remove_tree(str(tree))
+    folders.remove_tree(str(tree))
     assert not tree.exists()
     assert (outside / "keep.txt").read_text() == "keep"
     link = tmp_path / "link"
     link.symlink_to(outside)
-    isolation.remove_tree(str(link))  # a link given as the tree: the link goes, not what it points to
+    folders.remove_tree(str(link))  # a link given as the tree: the link goes, not what it points to
     assert not link.is_symlink() and (outside / "keep.txt").exists()
-    isolation.remove_tree(str(tmp_path / "missing"))
+    folders.remove_tree(str(tmp_path / "missing"))
 
 
 def test_what_cannot_be_removed_is_left_without_looping(tmp_path, monkeypatch):
@@ -493,5 +494,5 @@ def test_what_cannot_be_removed_is_left_without_looping(tmp_path, monkeypatch):
             raise PermissionError(1, "refused")
         return rmdir(path, dir_fd=dir_fd)
     monkeypatch.setattr(os, "rmdir", refuse_b)
-    isolation.remove_tree(str(tree))
+    folders.remove_tree(str(tree))
     assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*")) == ["a", "a/b"]

@@ -37,11 +37,11 @@ def test_a_submission_named_like_the_rehearsal_loads_its_own_module():
 
 
 def test_a_private_folder_is_new_private_and_named_apart_even_when_a_name_is_taken(tmp_path, monkeypatch):
-    from autograder.sandbox import isolation
+    from autograder.sandbox import folders
     draws = iter([b"\x01" * 8, b"\x01" * 8, b"\x02" * 8])
-    monkeypatch.setattr(isolation.os, "urandom", lambda n: next(draws))
-    first = isolation.private_folder(str(tmp_path / "box-"))
-    second = isolation.private_folder(str(tmp_path / "box-"))  # its first name is taken: it draws again
+    monkeypatch.setattr(folders.os, "urandom", lambda n: next(draws))
+    first = folders.private_folder(str(tmp_path / "box-"))
+    second = folders.private_folder(str(tmp_path / "box-"))  # its first name is taken: it draws again
     assert first == str(tmp_path / ("box-" + "01" * 8)) and second == str(tmp_path / ("box-" + "02" * 8))
     assert all(os.stat(p).st_mode & 0o777 == 0o700 for p in (first, second))
 

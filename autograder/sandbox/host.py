@@ -25,6 +25,7 @@ from pathlib import Path
 
 from autograder.course.config import Limits
 from autograder.errors import QkvError
+from autograder.sandbox import folders
 from autograder.sandbox import imports
 from autograder.sandbox import isolation
 from autograder.sandbox import slots
@@ -86,7 +87,7 @@ def sweep_scratch() -> None:
     for path in (p for root in sorted(roots) for p in Path(root).glob(SCRATCH_PREFIX + "*")):
         pid = path.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists() and not path.is_symlink():
-            isolation.remove_tree(str(path))
+            folders.remove_tree(str(path))
 
 
 class Sandbox:
@@ -250,7 +251,7 @@ class Sandbox:
             self.kill_survivors()
             time.sleep(0.01)
         for folder in glob.glob(glob.escape(self._where) + "*"):  # the keeper's, known or not (killed early)
-            isolation.remove_tree(folder)
+            folders.remove_tree(folder)
 
     def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True, timeouts=None):
         """Start a confined child for one submission and load its entry file (without `wait`, the

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autograder.sandbox import isolation, wire
+from autograder.sandbox import folders, wire
 from autograder.sandbox.host import ZygoteGone
 from autograder.sandbox.inputs import InputsRegion
 
@@ -92,7 +92,7 @@ class Session:
         self._fds: tuple[int, ...] = ()
         self._region: InputsRegion | None = None  # where the calls' inputs go (see inputs.py)
         sandbox.clear()  # the cgroup holds nothing but the zygote when a submission joins it
-        self.workdir = isolation.private_folder(os.path.join(sandbox.scratch, "sub-"))
+        self.workdir = folders.private_folder(os.path.join(sandbox.scratch, "sub-"))
         self._files = list(files)
         try:
             self._start(files, entry)
@@ -392,7 +392,7 @@ def _remove(folder: str, names) -> None:
             os.unlink(os.path.join(folder, name))
         os.rmdir(folder)
     except OSError:
-        isolation.remove_tree(folder)
+        folders.remove_tree(folder)
 
 
 def _why(e: BaseException) -> str:

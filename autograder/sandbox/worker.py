@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from autograder.sandbox import child, imports, isolation, seccomp, warmup, wire
+from autograder.sandbox import child, folders, imports, isolation, seccomp, warmup, wire
 
 # Imported here, before any child is forked, so a confined child never needs to read them from disk.
 # Not what a submission seldom imports (a child can, from disk), since whatever the zygote holds is
@@ -203,7 +203,7 @@ def keeper(control: _socket.socket, *, grader: int, where: str, config: dict) ->
     for name in packages:  # the course's packages, imported once for every child
         __import__(name)
     try:
-        scratch = isolation.private_folder(where)
+        scratch = folders.private_folder(where)
         os.chmod(scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
         _warm(tuple(packages), scratch)  # while the grader moves this process into the sandbox's cgroup
         try:
@@ -237,7 +237,7 @@ def keeper(control: _socket.socket, *, grader: int, where: str, config: dict) ->
         os.waitpid(pid, 0)
     finally:
         if scratch:
-            isolation.remove_tree(scratch)
+            folders.remove_tree(scratch)
 
 
 def _end(zygote: int) -> None:
