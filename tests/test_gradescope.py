@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from autograder.integrations import gradescope
+from autograder.sandbox import folders
 from course_content import CATALOGUE
 from autograder.cli import main
 
@@ -160,6 +161,38 @@ def test_a_file_in_a_subfolder_of_the_upload_is_found(tmp_path, autograder_zip, 
     (root / "submission" / "hw" / "__MACOSX" / "attention.py").write_text("junk(")
     (root / "submission" / "hw" / "attention.py").write_text(reference_source)
     assert gradescope.run(course, assignment="attention", root=root)["score"] == 80  # 100, handed in late
+
+
+def test_an_upload_with_folders_nested_thousands_deep_is_searched_and_graded(tmp_path, autograder_zip, course,
+                                                                             reference_source):
+    """rglob recursed once per level, and 3,000 nested folders ended the run with a RecursionError: the
+    search goes level by level, to FIND_DEPTH, and the shallowest file wins (of two, the first by path)."""
+    root = fake_autograder_root(tmp_path, autograder_zip, {})
+    upload = root / "submission"
+    fd = os.open(upload, os.O_RDONLY)
+    try:
+        for _ in range(3000):
+            os.mkdir("a", dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+    for folder, text in (("z", "junk("), ("b", reference_source), ("c/d", "junk(")):
+        (upload / folder).mkdir(parents=True)
+        (upload / folder / "attention.py").write_text(text)
+    try:
+        assert gradescope.run(course, assignment="attention", root=root)["score"] == 80  # b's: 100, handed in late
+    finally:
+        folders.remove_tree(str(upload / "a"))  # pytest's own clean-up of old temporary folders recurses too
+    deep = upload.joinpath(*["x"] * (gradescope.FIND_DEPTH + 1))
+    deep.mkdir(parents=True)
+    (deep / "attention.py").write_text(reference_source)
+    assert gradescope._find(upload, "attention.py") == upload / "b" / "attention.py"
+    for folder in ("b", "c", "z"):
+        shutil.rmtree(upload / folder)
+    assert gradescope._find(upload, "attention.py") is None  # deeper than FIND_DEPTH
+    assert gradescope._find(deep.parent, "attention.py") == deep / "attention.py"
 
 
 def test_an_upload_with_a_renamed_file_and_answers_yml_is_graded_as_a_folder_of_submissions_is(
