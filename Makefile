@@ -11,7 +11,7 @@ $(BIN)/python:
 
 $(VENV)/.base: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
-	$(BIN)/python -m compileall -q autograder solutions  # as pip does for an installed package
+	$(BIN)/python -m compileall -q src solutions  # as pip does for an installed package
 	touch $@
 
 $(VENV)/.test: $(VENV)/.base
@@ -31,7 +31,7 @@ bench-dask: $(VENV)/.test
 	$(BIN)/python scripts/bench_dask.py
 
 schema: $(VENV)/.base
-	$(BIN)/python -m autograder.course.config > course.schema.json
+	$(BIN)/python -m qkv.course.config > course.schema.json
 
 release: $(VENV)/.base
 	$(BIN)/qkv release

@@ -39,7 +39,7 @@ GRADE = ("import atexit, json, resource, sys\n"
          "    sys.stderr.write('\\nQKV-BENCH ' + json.dumps({'parent_mib': own.ru_maxrss / 1024, 'children_mib': kids.ru_maxrss / 1024,\n"
          "        'cpu_s': own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime}) + '\\n')\n"
          "atexit.register(_peak)\n"
-         "from autograder.cli import main\n"
+         "from qkv.cli import main\n"
          "sys.exit(main(sys.argv[1:]))\n")
 
 
@@ -68,8 +68,8 @@ def qkv_grade(subs: Path, out: Path, jobs: int | None) -> dict:
 
 def nbgrader_side_by_side(course, assignment, content, tmp: Path, jobs: int | None) -> tuple[float, float]:
     """(seconds for nbgrader autograde, seconds for qkv grade) on the same four notebooks."""
-    from autograder.grading import synthetic  # noqa: PLC0415
-    from autograder.integrations import nbgrader_export  # noqa: PLC0415
+    from qkv.validate import synthetic  # noqa: PLC0415
+    from qkv.integrations import nbgrader_export  # noqa: PLC0415
 
     course_dir, qkv_subs = tmp / "nbgrader-course", tmp / "nbgrader-qkv-subs"
     nbgrader_export.export(course, assignment, out=course_dir)
@@ -102,9 +102,9 @@ def main() -> None:
     # PYTHONDONTWRITEBYTECODE is set, nothing would be cached and every run would compile them anew.
     compileall.compile_dir(ROOT / "autograder", quiet=1)
     compileall.compile_dir(ROOT / "solutions", quiet=1)
-    from autograder.content import loader  # noqa: PLC0415
-    from autograder.course.config import load_course  # noqa: PLC0415
-    from autograder.grading import synthetic  # noqa: PLC0415
+    from qkv.content import loader  # noqa: PLC0415
+    from qkv.course.config import load_course  # noqa: PLC0415
+    from qkv.validate import synthetic  # noqa: PLC0415
 
     course = load_course(ROOT / "course.yaml")
     assignment = course.assignment("attention")

@@ -26,13 +26,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from distributed import Client, LocalCluster  # noqa: E402
 
-from autograder.grading import results
-from autograder.content import loader  # noqa: E402
-from autograder.grading import synthetic  # noqa: E402
-from autograder.course.config import load_course  # noqa: E402
-from autograder.grading.dask_executor import DaskExecutor  # noqa: E402
-from autograder.grading.batch import grade  # noqa: E402
-from autograder.grading.plan import CHUNK, sizes  # noqa: E402
+from qkv.results import records as results
+from qkv.content import loader  # noqa: E402
+from qkv.validate import synthetic  # noqa: E402
+from qkv.course.config import load_course  # noqa: E402
+from qkv.grade.dask_executor import DaskExecutor  # noqa: E402
+from qkv.grade.batch import grade  # noqa: E402
+from qkv.grade.plan import CHUNK, sizes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

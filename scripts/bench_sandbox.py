@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from autograder.course.config import load_course  # noqa: E402
-from autograder.sandbox.host import Sandbox, layers  # noqa: E402
+from qkv.course.config import load_course  # noqa: E402
+from qkv.sandbox.host import Sandbox, layers  # noqa: E402
 
 
 def _usage():

@@ -49,9 +49,12 @@ def timed(owner, name: str, label: str) -> None:
 
 
 def instrument() -> None:
-    from autograder.grading import batch, calls, plan, results, suite_runner, submissions  # noqa: PLC0415
-    from autograder.reports import feedback, outputs  # noqa: PLC0415
-    from autograder.sandbox import host, session  # noqa: PLC0415
+    from qkv.grade import batch, plan  # noqa: PLC0415
+    from qkv.suites import calls, runner as suite_runner
+    from qkv.results import records as results
+    from qkv.intake import submissions
+    from qkv.reports import feedback, outputs  # noqa: PLC0415
+    from qkv.sandbox import host, session  # noqa: PLC0415
 
     timed(suite_runner.SuiteRun, "grade", "other (per student)")
     timed(suite_runner.SuiteRun, "_plan", "plan: the tests with the reference's answers")
@@ -97,7 +100,7 @@ def _own_use(pid: int) -> tuple[float, int] | None:
 def watch_zygotes() -> None:
     """Note what each zygote spent itself (forking, and copying the pages it writes while a child
     shares them) before its sandbox ends it: the sandbox's CPU below counts it with the children's."""
-    from autograder.sandbox import host  # noqa: PLC0415
+    from qkv.sandbox import host  # noqa: PLC0415
 
     close = host.Sandbox.close
 
@@ -121,9 +124,10 @@ def main() -> None:
     parser.add_argument("--assignment", default="attention")
     args = parser.parse_args()
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    from autograder.content import loader  # noqa: PLC0415
-    from autograder.course.config import load_course  # noqa: PLC0415
-    from autograder.grading import batch, synthetic  # noqa: PLC0415
+    from qkv.content import loader  # noqa: PLC0415
+    from qkv.course.config import load_course  # noqa: PLC0415
+    from qkv.grade import batch  # noqa: PLC0415
+    from qkv.validate import synthetic
 
     course = load_course(ROOT / "course.yaml")
     content = loader.load(course, course.assignment(args.assignment))

@@ -15,8 +15,8 @@ import statistics
 import time
 from pathlib import Path
 
-from autograder.course.config import load_course
-from autograder.sandbox.host import Sandbox, layers
+from qkv.course.config import load_course
+from qkv.sandbox.host import Sandbox, layers
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "solutions" / "training" / "training.py"

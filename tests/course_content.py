@@ -2,8 +2,8 @@
 import importlib
 from pathlib import Path
 
-from autograder.content import loader
-from autograder.course.config import load_course
+from qkv.content import loader
+from qkv.course.config import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = load_course(ROOT / "course.yaml")

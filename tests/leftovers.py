@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import host as sandbox
-from autograder.sandbox import isolation
-from autograder.sandbox import slots
+from qkv.sandbox import host as sandbox
+from qkv.sandbox import isolation
+from qkv.sandbox import slots
 
 SANDBOX_UIDS = range(isolation.SANDBOX_UID_BASE, isolation.SANDBOX_UID_BASE + slots.MAX_SLOTS)
 

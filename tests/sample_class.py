@@ -11,8 +11,8 @@ from pathlib import Path
 
 from course_content import fixture
 from course_content import CATALOGUE
-from autograder.grading import results
-from autograder.grading.results import StudentResult, TestResult
+from qkv.results import records as results
+from qkv.results.records import StudentResult, TestResult
 
 CHECKS = ("the 'two plus three' example", "random case 1", "random case 2", "leaves its inputs unchanged")
 MARKUP_ID = "mallory<b>&'"

@@ -2,7 +2,7 @@
 import pytest
 
 from course_content import CATALOGUE
-from autograder.cli import main
+from qkv.cli import main
 
 
 def run_check(capsys, course, path):
@@ -134,7 +134,7 @@ def test_a_file_qkv_check_cannot_check_is_named_not_the_code(alone, capsys):
 
 
 def test_an_endless_function_costs_only_itself_under_check(alone, capsys, reference_source):
-    from autograder.grading import synthetic
+    from qkv.validate import synthetic
     (alone / "attention.py").write_text(synthetic.endless(reference_source, "softmax"))
     _, out, _ = check_here(capsys, "attention.py")
     assert "FAIL  softmax: on the 'two plus three' scores: did not return within" in out
@@ -160,7 +160,7 @@ def test_a_released_copy_carries_the_call_limits_of_its_functions(course):
     """train() is a whole training run: the released cases give it the course's limit for it, and what a
     copied file says instead is read only as positive numbers of seconds."""
     import json
-    from autograder.public import run
+    from qkv.check import run
     released = json.loads((course.root / "exercises" / "training" / "public_cases.json").read_text())
     assert run.Target("training", released, None, ("numpy",), None).timeouts == \
         course.assignment("training").call_timeouts() == {"train": 10.0}

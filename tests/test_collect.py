@@ -11,14 +11,14 @@ import textwrap
 
 import pytest
 
-from autograder.content import loader
-from autograder.grading import suite_runner
+from qkv.content import loader
+from qkv.suites import runner as suite_runner
 from course_content import COURSE, ROOT
 
 # In a fresh interpreter: the plain collection of some suite files, as JSON, and whether pytest got imported.
 PLAIN = textwrap.dedent("""
     import json, sys
-    from autograder.grading.collect import plain_items
+    from qkv.suites.collect import plain_items
     root, files = sys.argv[1], sys.argv[2:]
     items = plain_items(root, files, {"expect", "rng", "fx", "ref", "cases", "n_cases"})
     described = None if items is None else [

@@ -7,9 +7,9 @@ import jsonschema
 import pytest
 import yaml
 
-from autograder.course import config
-from autograder.cli import main
-from autograder.errors import QkvError
+from qkv.course import config
+from qkv.cli import main
+from qkv.errors import QkvError
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW = yaml.safe_load((ROOT / "course.yaml").read_text())

@@ -5,15 +5,15 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from autograder.grading import dask_executor
-from autograder.sandbox import isolation
-from autograder.grading import results
-from autograder.sandbox import host as sandbox
-from autograder.grading import synthetic  # noqa: E402
-from autograder.cli import main  # noqa: E402
-from autograder.grading.batch import grade  # noqa: E402
-from autograder.grading.submissions import Submission, with_files  # noqa: E402
-from autograder.content import loader  # noqa: E402
+from qkv.grade import dask_executor
+from qkv.sandbox import isolation
+from qkv.results import records as results
+from qkv.sandbox import host as sandbox
+from qkv.validate import synthetic  # noqa: E402
+from qkv.cli import main  # noqa: E402
+from qkv.grade.batch import grade  # noqa: E402
+from qkv.intake.submissions import Submission, with_files  # noqa: E402
+from qkv.content import loader  # noqa: E402
 from course_content import ASSIGNMENT  # noqa: E402
 
 KINDS = ["honest_reference", "honest_einsum", "mistake_softmax_axis0", "mistake_softmax_no_max",

@@ -2,7 +2,7 @@
 import json
 import os
 
-from autograder.grading import submissions
+from qkv.intake import discover, submissions
 
 NAMES = ("attention.py", "attention.ipynb")
 
@@ -39,9 +39,9 @@ def _odd_tree(root):
 
 def test_listing_a_folder_finds_what_looking_each_name_up_finds(tmp_path, monkeypatch):
     _odd_tree(tmp_path)
-    listed = submissions.discover(tmp_path, NAMES, "attention")
-    monkeypatch.setattr(submissions, "_listing", lambda folder: None)
-    looked_up = submissions.discover(tmp_path, NAMES, "attention")
+    listed = discover.discover(tmp_path, NAMES, "attention")
+    monkeypatch.setattr(discover, "_listing", lambda folder: None)
+    looked_up = discover.discover(tmp_path, NAMES, "attention")
     assert listed == looked_up
     assert len(listed[0]) >= 15 and any(s.handin for s in listed[0])
 
@@ -54,7 +54,7 @@ def test_a_file_named_in_another_case_is_found_when_it_is_the_only_one(tmp_path)
         (tmp_path / student).mkdir()
         for name in files:
             (tmp_path / student / name).write_text("x = 1\n")
-    found = {s.student: s for s in submissions.discover(tmp_path, NAMES, "attention")[0]}
+    found = {s.student: s for s in discover.discover(tmp_path, NAMES, "attention")[0]}
     assert found["capital"].code.name == "Attention.py" and found["capital"].answers.name == "Answers.yaml"
     assert found["two_alike"].code is None and found["two_alike"].problem.startswith("no attention.py")
     assert found["exact_wins"].code.name == "attention.py"
@@ -72,7 +72,7 @@ def test_a_renamed_file_is_read_when_it_is_the_only_one_that_can_be_it(tmp_path)
         for name in files:
             (tmp_path / student / name).write_text("x = 1\n")
     (tmp_path / "blank_yaml" / "answers.yaml").write_text("x:\ny: []\n")  # as released: ids, no answers
-    subs, notes = submissions.discover(tmp_path, NAMES, "attention")
+    subs, notes = discover.discover(tmp_path, NAMES, "attention")
     found = {s.student: s for s in subs}
     read = {k: (s.code and s.code.name, s.answers and s.answers.name) for k, s in found.items()}
     assert read == {"browser": ("attention (1).py", "answers (2).yaml"), "lms": ("doe_123_attention.py", "answers.yml"),
@@ -91,7 +91,7 @@ def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_not
     who worked in the notebook and handed in the whole folder is graded from the notebook and its
     answers cell, one who worked in the .py from the .py; untouched, the .py is graded, as before."""
     import shutil
-    from autograder.grading import synthetic
+    from qkv.validate import synthetic
     from tests.conftest import ROOT
     from tests.course_content import CONTENT
     released = ROOT / "exercises" / "attention"
@@ -108,7 +108,7 @@ def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_not
     (tmp_path / "broken_script" / "attention.py").write_text("def softmax(S)\n    return S\n")  # does not parse
     (tmp_path / "notebook_with_answers_yaml" / "answers.yaml").write_text("any-length: false\n")
     (tmp_path / "script" / "attention.py").write_text(CONTENT.reference_source)
-    subs, notes = submissions.discover(tmp_path, NAMES, "attention")
+    subs, notes = discover.discover(tmp_path, NAMES, "attention")
     read = {s.student: (s.code.name, s.answers and s.answers.name) for s in subs}
     assert read == {"notebook": ("attention.ipynb", None), "script": ("attention.py", "answers.yaml"),
                     "untouched": ("attention.py", "answers.yaml"),
@@ -121,9 +121,9 @@ def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_not
 
 def test_stubs_are_counted_in_a_file_read_as_python_reads_it(tmp_path):
     """A coding line (PEP 263) is honoured when the stubs left are counted, as when the file is graded."""
-    from autograder.grading import stubs
+    from qkv.intake import stubs
     path = tmp_path / "attention.py"
     path.write_bytes("# -*- coding: latin-1 -*-\n# café\ndef f():\n    raise NotImplementedError()\n".encode("latin-1"))
-    assert stubs.in_file(path, 1 << 20) == 1
+    assert discover.stubs_in_file(path, 1 << 20) == 1
     path.write_bytes(b"def f(:\n")
-    assert stubs.in_file(path, 1 << 20) is None
+    assert discover.stubs_in_file(path, 1 << 20) is None

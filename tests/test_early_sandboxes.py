@@ -9,9 +9,10 @@ from pathlib import Path
 
 from course_content import CONTENT
 from leftovers import kernel_keys, leftovers
-from autograder.cli import main
-from autograder.grading import processes, synthetic
-from autograder.grading.batch import grade
+from qkv.cli import main
+from qkv.grade import processes
+from qkv.validate import synthetic
+from qkv.grade.batch import grade
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ["honest_reference", "honest_einsum", "mistake_softmax_no_max", "mistake_project_in_place", "stub",
@@ -27,7 +28,7 @@ def _keepers_of_this_process() -> list[int]:
             cmdline = (proc / "cmdline").read_bytes()
         except (OSError, ValueError):
             continue
-        if ppid == os.getpid() and b"autograder.sandbox.worker" in cmdline:
+        if ppid == os.getpid() and b"qkv.sandbox.worker" in cmdline:
             found.append(int(proc.name))
     return found
 
@@ -70,8 +71,8 @@ def test_the_sandboxes_start_before_the_grader_imports_numpy(tmp_path):
     synthetic.write_class(CONTENT, subs, 2, kinds=["honest_reference"])
     code = ("import sys\n"
             "from pathlib import Path\n"
-            "from autograder.course.config import load_course\n"
-            "from autograder.grading import processes\n"
+            "from qkv.course.config import load_course\n"
+            "from qkv.grade import processes\n"
             f"course = load_course(Path({str(ROOT / 'course.yaml')!r}))\n"
             f"started = processes.early_sandboxes(course, Path({str(subs)!r}), 'attention', 2)\n"
             "print(len(started), 'numpy' in sys.modules)\n"

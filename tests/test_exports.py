@@ -6,9 +6,9 @@ import io
 import pytest
 
 import week_class
-from autograder.cli import main
-from autograder.grading.batch import grade
-from autograder.integrations import lms
+from qkv.cli import main
+from qkv.grade.batch import grade
+from qkv.integrations import lms
 
 TITLE = "Query, Key, Value: attention on 'two plus three' (attention)"
 

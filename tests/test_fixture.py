@@ -4,7 +4,7 @@ import json
 import numpy as np
 
 from course_content import fixture
-from autograder.cli import main
+from qkv.cli import main
 
 
 def test_attention_matrix_matches_the_teaching_table_within_001(ref):

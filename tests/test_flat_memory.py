@@ -5,12 +5,13 @@ import random
 
 import pytest
 
-from autograder.grading import on_disk, plan as plan_mod
-from autograder.grading import submissions
-from autograder.grading.submissions import Submission
-from autograder.reports import spill
-from autograder.reports.pages import default_points
-from autograder.reports.class_tally import FULL, Brief, Tally
+from qkv.results import on_disk
+from qkv.grade import plan as plan_mod
+from qkv.intake import discover, submissions
+from qkv.intake.submissions import Submission
+from qkv.reports import spill
+from qkv.reports.pages import default_points
+from qkv.reports.class_tally import FULL, Brief, Tally
 
 
 # -- the spill: shares read back in student order, a batch loaded only when its turn comes ----------
@@ -164,8 +165,8 @@ def test_students_come_in_id_order_and_a_students_first_entry_by_name_is_theirs(
     for file in ("a.py", "bob.py", "dave.ipynb"):
         (tmp_path / file).write_text("{}" if file.endswith("ipynb") else "x = 1\n")
     skipped: list[str] = []
-    found = list(submissions.each_submission(tmp_path, ("attention.py", "attention.ipynb"), "attention", skipped))
+    found = list(discover.each_submission(tmp_path, ("attention.py", "attention.ipynb"), "attention", skipped))
     assert [s.student for s in found] == ["a", "a-b", "bob", "carol", "dave"]
     assert found[2].code == tmp_path / "bob" / "attention.py"  # "bob" comes before "bob.py"
     assert [line.split(": ", 1)[1] for line in skipped] == ["skipped, student 'bob' already has a submission"]
-    assert submissions.discover(tmp_path, ("attention.py", "attention.ipynb"), "attention") == (found, skipped)
+    assert discover.discover(tmp_path, ("attention.py", "attention.ipynb"), "attention") == (found, skipped)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.quiz import answers, flat_yaml
+from qkv.quiz import answers, flat_yaml
 from course_content import ROOT
 
 # Words YAML 1.1 types in surprising ways, words with indicators, and words that are not words.

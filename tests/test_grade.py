@@ -14,14 +14,15 @@ import jsonschema
 import numpy as np
 import pytest
 
-from autograder.grading import seeds
+from qkv.reports import outputs
+from qkv.course import seeds
 from course_content import CONTENT, cases
-from autograder.integrations import gradescope
-from autograder.grading import results
-from autograder.grading import synthetic
-from autograder.cli import main
-from autograder.grading.batch import grade
-from autograder.reports import class_report
+from qkv.integrations import gradescope
+from qkv.results import records as results
+from qkv.validate import synthetic
+from qkv.cli import main
+from qkv.grade.batch import grade
+from qkv.reports import class_report
 
 KINDS = ["honest_reference", "honest_loops", "mistake_softmax_axis0", "mistake_score_scaled", "stub",
          "broken_syntax_error"]
@@ -71,7 +72,7 @@ def test_results_json_follows_gradescope_format(graded):
 
 
 def test_hidden_case_messages_reveal_no_expected_numbers_but_public_ones_do(tmp_path, course, assignment):
-    from autograder.content import reference
+    from qkv.content import reference
     subs = tmp_path / "subs"
     subs.mkdir()
     source = course.path(assignment.source).read_text()
@@ -122,7 +123,7 @@ def test_pages_written_while_grading_are_those_a_rebuild_writes(tmp_path, course
     shutil.copytree(out, rebuilt)
     shutil.rmtree(rebuilt / "feedback")
     (rebuilt / "gradebook.csv").unlink()
-    class_report.write_pages(course, assignment, rebuilt, summary.students)
+    outputs.write(course, assignment, rebuilt, summary.students)
     assert (rebuilt / "gradebook.csv").read_bytes() == (out / "gradebook.csv").read_bytes()
     _same_files(out, rebuilt, "feedback", "*.html")
 
@@ -142,7 +143,7 @@ def test_a_killed_batch_resumes_to_the_same_gradebook(tmp_path, course, assignme
     synthetic.write_class(CONTENT, subs, 60, kinds=KINDS)
     reference_out, resumed_out = tmp_path / "whole", tmp_path / "resumed"
     grade(course, subs, assignment="attention", out=reference_out, jobs=2, progress=False)
-    proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", "grade", str(subs), "--out", str(resumed_out),
+    proc = subprocess.Popen([sys.executable, "-m", "qkv.cli", "grade", str(subs), "--out", str(resumed_out),
                              "--course", str(course.root), "--jobs", "2", "--quiet"], start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list((resumed_out / "results").glob("*.json"))) < 10:
@@ -279,7 +280,7 @@ def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wr
 
 
 def test_a_missing_answers_file_is_not_submitted_and_listed_apart(graded, course, assignment):
-    from autograder.reports import class_report
+    from qkv.reports import class_report
     out, summary = graded
     r = results.read(results.path_for(out, "honest_reference"))  # handed in no answers.yaml
     quiz = [t for t in r.tests if t.part == "quiz"]

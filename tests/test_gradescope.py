@@ -12,10 +12,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder.integrations import gradescope
-from autograder.sandbox import folders
+from qkv.integrations import gradescope
+from qkv.sandbox import folders
 from course_content import CATALOGUE
-from autograder.cli import main
+from qkv.cli import main
 
 HOSTILE = Path(__file__).parent / "hostile"
 METADATA = {"id": 123456, "created_at": "2026-12-16T09:00:00.000000+00:00",
@@ -64,8 +64,8 @@ def test_the_zip_has_both_scripts_at_its_root_and_carries_the_kit(autograder_zip
         infos = {i.filename: i for i in z.infolist()}
     for script in ("setup.sh", "run_autograder"):
         assert stat.S_IMODE(infos[script].external_attr >> 16) == 0o755
-    assert {"pyproject.toml", "README.md", "course.yaml", "solutions/attention/attention.py", "autograder/grading/batch.py",
-            "solutions/attention/suites/test_softmax.py", "solutions/attention/content.py", "autograder/integrations/schemas/gradescope_results.schema.json"} <= set(infos)
+    assert {"pyproject.toml", "README.md", "course.yaml", "solutions/attention/attention.py", "src/qkv/grade/batch.py",
+            "solutions/attention/suites/test_softmax.py", "solutions/attention/content.py", "src/qkv/integrations/schemas/gradescope_results.schema.json"} <= set(infos)
     assert not [n for n in infos if "__pycache__" in n or n.startswith(("tests/", "exercises/", "."))]
 
 
@@ -95,8 +95,8 @@ def hostile(reference_source: str) -> str:
 
 
 def answer_key(course, assignment, ref, student: str) -> str:
-    from autograder.quiz import grading as quiz
-    from autograder.quiz import render as quiz_render
+    from qkv.quiz import grading as quiz
+    from qkv.quiz import render as quiz_render
     master = quiz.load_quiz(course, assignment)
     return quiz_render.answer_key(master, quiz.variant(master, course, assignment, student, ref), student)
 
@@ -197,8 +197,8 @@ def test_an_upload_with_folders_nested_thousands_deep_is_searched_and_graded(tmp
 
 def test_an_upload_with_a_renamed_file_and_answers_yml_is_graded_as_a_folder_of_submissions_is(
         tmp_path, autograder_zip, course, assignment, ref, reference_source):
-    from autograder.quiz import grading as quiz
-    from autograder.quiz import render as quiz_render
+    from qkv.quiz import grading as quiz
+    from qkv.quiz import render as quiz_render
     master = quiz.load_quiz(course, assignment)
     student = METADATA["users"][0]["email"]
     key = quiz_render.answer_key(master, quiz.variant(master, course, assignment, student, ref), student)

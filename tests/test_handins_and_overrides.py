@@ -5,9 +5,9 @@ import json
 import pytest
 
 import week_class
-from autograder.errors import QkvError
-from autograder.grading import overrides
-from autograder.grading.batch import grade
+from qkv.errors import QkvError
+from qkv.results import overrides
+from qkv.grade.batch import grade
 
 ON_TIME, LATE = "2026-12-15T12:00:00Z", "2026-12-16T12:00:00Z"
 

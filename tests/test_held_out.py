@@ -3,9 +3,10 @@ correct code written another way keeps full marks; `qkv check` and `qkv grade` a
 functions are right."""
 import pytest
 
-from autograder.grading import results, synthetic
-from autograder.grading.batch import grade
-from autograder.public import run as check
+from qkv.results import records as results
+from qkv.validate import synthetic
+from qkv.grade.batch import grade
+from qkv.check import run as check
 from course_content import CATALOGUE, CONTENT
 from held_out import HELD_OUT
 

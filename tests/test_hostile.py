@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from course_content import CONTENT
-from autograder.grading import results
-from autograder.grading import synthetic
-from autograder.grading.batch import grade
-from autograder.sandbox import host as sandbox
+from qkv.results import records as results
+from qkv.validate import synthetic
+from qkv.grade.batch import grade
+from qkv.sandbox import host as sandbox
 
 from leftovers import kernel_keys, leftovers, require_strong_sandbox
 
@@ -215,7 +215,7 @@ def test_files_dropped_in_shared_folders_do_not_exist(batch):
 def test_imports_outside_the_course_get_one_line(batch):
     r = result(batch, "forbidden_imports")
     outputs = {t.part: t.output for t in r.tests}
-    assert "import of autograder is not allowed in this course (allowed: numpy)" in outputs["softmax"]
+    assert "import of qkv is not allowed in this course (allowed: numpy)" in outputs["softmax"]
     assert "import of nbgrader is not allowed in this course (allowed: numpy)" in outputs["score"]
 
 

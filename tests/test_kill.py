@@ -58,7 +58,7 @@ def test_sigkill_of_qkv_grade_leaves_nothing_running_5_s_later(tmp_path):
         (subs / f"s{i}").mkdir(parents=True)
         (subs / f"s{i}" / "attention.py").write_text(STUBBORN)
     started, keys = time.time(), kernel_keys()
-    proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", "grade", str(subs), "--out", str(tmp_path / "out"),
+    proc = subprocess.Popen([sys.executable, "-m", "qkv.cli", "grade", str(subs), "--out", str(tmp_path / "out"),
                              "--jobs", "2", "--quiet", "--course", str(ROOT / "course.yaml")],
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from course_content import CONTENT
 from leftovers import kernel_keys, leftovers
-from autograder.grading import synthetic
+from qkv.validate import synthetic
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,7 +25,7 @@ def _children(pid: int) -> list[int]:
 
 
 def _grade(subs: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "autograder.cli", "grade", str(subs), "--out", str(out), "--jobs", "2",
+    return subprocess.Popen([sys.executable, "-m", "qkv.cli", "grade", str(subs), "--out", str(out), "--jobs", "2",
                              "--quiet", "--course", str(ROOT / "course.yaml")], env={**os.environ, "PYTHONPATH": str(ROOT)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -37,7 +37,7 @@ def test_a_killed_grading_process_is_one_line_and_a_rerun_completes_the_batch(tm
     proc = _grade(subs, out)
     workers = []
     for _ in range(300):  # until the grading processes are forked and results come in
-        workers = [p for p in _children(proc.pid) if b"autograder.cli" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        workers = [p for p in _children(proc.pid) if b"qkv.cli" in Path(f"/proc/{p}/cmdline").read_bytes()]
         if workers and (out / "results").is_dir() and any((out / "results").iterdir()):
             break
         time.sleep(0.05)

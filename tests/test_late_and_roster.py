@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 import pytest
 
 import week_class
-from autograder.cli import main
-from autograder.course import config, deadlines, roster
-from autograder.errors import QkvError
-from autograder.grading.batch import grade
+from qkv.cli import main
+from qkv.course import config, deadlines, roster
+from qkv.errors import QkvError
+from qkv.grade.batch import grade
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_the_cli_names_missing_and_unexpected_students(tmp_path, capsys):
 
 
 def test_the_terminal_summary_names_late_students_and_their_credit(week):
-    from autograder.reports import class_report
+    from qkv.reports import class_report
     course, _, out, summary = week
     text = class_report.terminal_summary(course, course.assignments[0], out, summary.students, summary.tally)
     assert "Handed in late (3): bob 80 %, carol 0 %, frank 50 %" in text

@@ -7,15 +7,16 @@ import sys
 from pathlib import Path
 
 from course_content import COURSE, ROOT
-from autograder.content import loader
+from qkv.content import loader
 
-ENGINE = ROOT / "autograder"
+ENGINE = ROOT / "src" / "qkv"
 MODULES = sorted(p for p in ENGINE.rglob("*.py") if "__pycache__" not in p.parts and "templates" not in p.parts)
 
 
 def test_the_engine_has_a_subpackage_per_stage():
     stages = {p.parent.name for p in ENGINE.glob("*/__init__.py")}
-    assert {"course", "content", "sandbox", "grading", "public", "quiz", "notebook", "reports", "integrations"} <= stages
+    assert {"course", "shipped", "results", "sandbox", "content", "quiz", "reports", "intake", "suites",
+            "release", "check", "grade", "validate", "integrations"} <= stages
 
 
 def test_no_engine_module_is_over_400_lines():
@@ -37,15 +38,15 @@ def test_no_engine_module_names_a_function_token_or_example_of_the_course():
 
 def test_the_zygote_imports_only_the_wire_and_the_isolation_layers_of_this_package():
     """The worker is started before any reference or suite is loaded; it must not pull them in."""
-    code = ("import sys; import autograder.sandbox.worker; "
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('autograder'))))")
+    code = ("import sys; import qkv.sandbox.worker; "
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'qkv')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT).stdout.split()
-    assert out == ["autograder", "autograder.sandbox", "autograder.sandbox.child", "autograder.sandbox.folders",
-                   "autograder.sandbox.imports",
-                   "autograder.sandbox.isolation", "autograder.sandbox.ops", "autograder.sandbox.pieces",
-                   "autograder.sandbox.seccomp",
-                   "autograder.sandbox.warmup", "autograder.sandbox.wire", "autograder.sandbox.worker"]
+    assert out == ["qkv", "qkv.sandbox", "qkv.sandbox.child", "qkv.sandbox.folders",
+                   "qkv.sandbox.imports",
+                   "qkv.sandbox.isolation", "qkv.sandbox.ops", "qkv.sandbox.pieces",
+                   "qkv.sandbox.seccomp",
+                   "qkv.sandbox.warmup", "qkv.sandbox.wire", "qkv.sandbox.worker"]
 
 
 def _imports(path: Path) -> set[str]:
@@ -60,9 +61,9 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_public_checks_import_only_numpy_the_standard_library_and_each_other():
-    allowed = {"__future__", "json", "dataclasses", "pathlib", "numpy", "autograder.public.compare"}
+    allowed = {"__future__", "json", "dataclasses", "pathlib", "numpy", "qkv.shipped.compare"}
     for name in ("checks.py", "compare.py"):
-        assert _imports(ENGINE / "public" / name) <= allowed, name
+        assert _imports(ENGINE / "shipped" / name) <= allowed, name
 
 
 def test_the_trusted_package_imports_no_module_by_a_bare_name_a_students_folder_could_shadow():
@@ -70,12 +71,13 @@ def test_the_trusted_package_imports_no_module_by_a_bare_name_a_students_folder_
     third_party = {"numpy", "yaml", "pytest", "_pytest", "tqdm", "jsonschema", "matplotlib", "distributed", "dask",
                    "nbformat", "nbgrader", "traitlets", "sqlalchemy", "PIL"}
     bare = {f"{p.relative_to(ROOT)}: {name}" for p in MODULES for name in _imports(p)
-            if name.split(".")[0] not in stdlib | third_party | {"autograder"}}
+            if name.split(".")[0] not in stdlib | third_party | {"qkv"}}
     assert not bare
 
 
 def test_the_student_bundle_imports_its_siblings_by_their_bare_names(course, assignment):
-    from autograder import release
+    from qkv.release import steps as release
     files = release.build(course, assignment)
     assert "from compare import crash_problem, problem" in files["public_checks.py"]
-    assert "autograder" not in files["public_checks.py"] + files["compare.py"]
+    bundle = files["public_checks.py"] + files["compare.py"]
+    assert "from qkv" not in bundle and "import qkv" not in bundle

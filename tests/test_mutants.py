@@ -2,8 +2,8 @@
 rest graded in the sandbox; the suites must catch at least 95 % of them."""
 import ast
 
-from autograder.cli import main
-from autograder.grading import mutants
+from qkv.cli import main
+from qkv.validate import mutants
 from course_content import CONTENT, COURSE
 
 SOURCE = '''import numpy as np
@@ -35,7 +35,7 @@ def test_a_mutant_that_returns_what_the_reference_returns_is_equivalent():
     class Content:  # only what equivalent() asks of an assignment
         functions = ("scale",)
     import numpy as np
-    from autograder.content.reference import module_from_source
+    from qkv.content.reference import module_from_source
     reference = module_from_source(SOURCE, "ref")
     inputs = {"scale": [(np.array([[1.0, -2.0]]), np.array([[3.0, 4.0]]))]}
     by_change = {m.change: m for m in mutants.generate(SOURCE, ("scale",))}

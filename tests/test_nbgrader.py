@@ -12,16 +12,16 @@ from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
 from course_content import CATALOGUE
 from course_content import CONTENT
-from autograder.content import loader
-from autograder.integrations import nbgrader_bridge
+from qkv.content import loader
+from qkv.integrations import nbgrader_bridge
 from course_content import ASSIGNMENT, COURSE
-from autograder.integrations import nbgrader_export
-from autograder.grading import results
-from autograder.grading import synthetic
-from autograder.cli import main
-from autograder.course.config import load_course
-from autograder.errors import QkvError
-from autograder.grading.batch import grade
+from qkv.integrations import nbgrader_export
+from qkv.results import records as results
+from qkv.validate import synthetic
+from qkv.cli import main
+from qkv.course.config import load_course
+from qkv.errors import QkvError
+from qkv.grade.batch import grade
 
 BIN = Path(sys.executable).parent
 # student -> kind of submission (autograder.synthetic): full marks, a partial-credit mistake, a chain
@@ -173,7 +173,7 @@ def test_the_graded_notebook_shows_the_teaching_message_of_the_mistake(round_tri
 
 # A solution cell that rewrites the scoring the hidden test cells call: under nbgrader's own autograde it
 # would run in the grading kernel; here the notebook is never run, and the stubs earn nothing.
-PATCH = ("\nimport autograder.integrations.nbgrader_bridge as _bridge\n"
+PATCH = ("\nimport qkv.integrations.nbgrader_bridge as _bridge\n"
          "_bridge.part_score = lambda part, **kw: {'quiz': 20}.get(part, 20)\n")
 NB_STUDENTS = {"alice": "honest_reference", "bob": "mistake_softmax_no_max", "eve": "stub"}
 

@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from autograder.cli import main
+from qkv.cli import main
 
 COURSE_YAML = """\
 name: "A tiny course"
@@ -37,7 +37,7 @@ CONTENT = '''\
 """The doubling assignment: one function, one mistake, a one-line worked example."""
 import numpy as np
 
-from autograder.content.mistakes import Mistake
+from qkv.content.mistakes import Mistake
 
 FUNCTIONS = ("double",)
 MISTAKES = (Mistake("double_squares", "double", "x * x squares each entry: doubling is 2 * x.",

@@ -9,18 +9,18 @@ import random
 import numpy as np
 import pytest
 
-from autograder import release
+from qkv.release import steps as release
 from course_content import CATALOGUE
-from autograder.notebook import read as notebook
+from qkv.intake import notebook
 from course_content import ASSIGNMENT, CONTENT
-from autograder.quiz import grading as quiz
-from autograder.quiz import render as quiz_render
-from autograder.grading import synthetic
-from autograder.cli import main
-from autograder.errors import QkvError
-from autograder.grading.batch import grade
-from autograder.quiz.answers import Answers
-from autograder.grading.submissions import Submission, answers_source, read_code
+from qkv.quiz import grading as quiz
+from qkv.quiz import render as quiz_render
+from qkv.validate import synthetic
+from qkv.cli import main
+from qkv.errors import QkvError
+from qkv.grade.batch import grade
+from qkv.quiz.answers import Answers
+from qkv.intake.submissions import Submission, answers_source, read_code
 
 
 @pytest.fixture(scope="module")
@@ -214,7 +214,7 @@ def test_cells_keep_their_lines_whatever_ends_them_and_whatever_their_strings_ho
     (tmp_path / "subs" / "lines").mkdir(parents=True)
     (tmp_path / "subs" / "lines" / "attention.ipynb").write_text(json.dumps(nb))
     grade(course, tmp_path / "subs", assignment="attention", out=tmp_path / "out", jobs=1, progress=False, pages=False)
-    from autograder.grading import results
+    from qkv.results import records as results
     r = results.read(results.path_for(tmp_path / "out", "lines"))
     assert r.status == "graded" and r.total == 100, [t.output for t in r.tests if t.outcome != "passed"][:2]
 
@@ -475,7 +475,7 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     (subs / "erin" / "attention.ipynb").write_text(notebooks["alice/attention.ipynb"])
     (subs / "erin" / "answers.yaml").write_text("dot-product: [\n")
     grade(course, subs, assignment="attention", out=out, jobs=2, progress=False, pages=False)
-    from autograder.grading import results
+    from qkv.results import records as results
     return {s: results.read(results.path_for(out, s))
             for s in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "jack", "kate")}
 
@@ -525,7 +525,7 @@ def test_a_notebook_none_of_whose_cells_runs_is_ungradable_with_the_first_reason
     (tmp_path / "subs" / "zed").mkdir(parents=True)
     (tmp_path / "subs" / "zed" / "attention.ipynb").write_text(json.dumps(nb))
     grade(course, tmp_path / "subs", assignment="attention", out=tmp_path / "out", jobs=1, progress=False, pages=False)
-    from autograder.grading import results
+    from qkv.results import records as results
     r = results.read(results.path_for(tmp_path / "out", "zed"))
     assert r.status.startswith("ungradable: syntax error in cell 4 (project), line 1:"), r.status
 
@@ -586,7 +586,7 @@ def test_check_on_a_notebook_runs_the_public_checks_and_the_answers_form(tmp_pat
 
 
 def test_quiz_show_writes_the_student_notebook_with_their_own_copy(tmp_path, capsys, course):
-    from autograder.cli import main
+    from qkv.cli import main
     copies = {}
     for student in ("alice", "bob"):
         out = tmp_path / f"{student}.ipynb"

@@ -7,12 +7,12 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
-from autograder import release
-from autograder.notebook import read as notebook
+from qkv.release import steps as release
+from qkv.intake import notebook
 from course_content import CONTENT
-from autograder.notebook import build as notebook_build
-from autograder.grading import synthetic
-from autograder.errors import QkvError
+from qkv.release import notebook as notebook_build
+from qkv.validate import synthetic
+from qkv.errors import QkvError
 
 FUNCTIONS = ("project", "score", "softmax", "aggregate", "attend")
 

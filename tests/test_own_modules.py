@@ -6,10 +6,11 @@ import os
 import pytest
 
 import week_class
-from autograder.errors import QkvError
-from autograder.grading import own_modules as om
-from autograder.grading.batch import grade
-from autograder.grading.submissions import code_files, read_limited
+from qkv.errors import QkvError
+from qkv.intake import own_modules as om
+from qkv.grade.batch import grade
+from qkv.intake.files import read_limited
+from qkv.intake.submissions import code_files
 
 HELPER = ("import numpy as np\n\n\ndef stable_softmax(S):\n    E = np.exp(S - S.max(axis=-1, keepdims=True))\n"
           "    return E / E.sum(axis=-1, keepdims=True)\n")

@@ -9,15 +9,16 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
-from autograder.reports import feedback
+from qkv.reports import outputs
+from qkv.reports import feedback
 from course_content import fixture
-from autograder.reports import heatmap
+from qkv.reports import heatmap
 from course_content import CATALOGUE
-from autograder.reports import class_report as report
-from autograder.grading import results
-from autograder.reports.pages import feedback_href
-from autograder.grading.results import StudentResult
-from autograder.errors import QkvError
+from qkv.reports import class_report as report
+from qkv.results import records as results
+from qkv.reports.pages import feedback_href
+from qkv.results.records import StudentResult
+from qkv.errors import QkvError
 from sample_class import MARKUP_ID, MARKUP_TEXT, RUN, build, write_class
 
 
@@ -44,7 +45,7 @@ class Tags(HTMLParser):
 def graded(tmp_path, course, assignment, ref):
     """A graded class in tmp_path with its pages written: (out, student ids)."""
     students = write_class(tmp_path, assignment, ref)
-    report.write_pages(course, assignment, tmp_path, students)
+    outputs.write(course, assignment, tmp_path, students)
     return tmp_path, students
 
 
@@ -68,7 +69,7 @@ def test_same_results_give_byte_identical_pages(graded, tmp_path_factory, course
     shutil.copytree(out / "results", again / "results")
     shutil.copy(out / "run.json", again / "run.json")
     heatmap._matrix_svg.cache_clear()  # draw every image afresh
-    report.write_pages(course, assignment, again, students)
+    outputs.write(course, assignment, again, students)
     for page in ["report.html", *(f"feedback/{s}.html" for s in students)]:
         assert (again / page).read_bytes() == (out / page).read_bytes(), page
 
@@ -188,7 +189,7 @@ def test_report_shows_the_run_metadata(graded):
 
 def test_report_without_run_json_says_so(tmp_path, course, assignment, ref):
     students = write_class(tmp_path, assignment, ref, run=None)
-    report.write_pages(course, assignment, tmp_path, students)
+    outputs.write(course, assignment, tmp_path, students)
     assert "No run.json was written for this run." in (tmp_path / "report.html").read_text(encoding="utf-8")
 
 
@@ -216,7 +217,7 @@ def test_terminal_summary_shows_pass_rates_and_top_misconceptions(graded, course
 def test_a_missing_result_is_one_clear_error(tmp_path, course, assignment, ref):
     students = write_class(tmp_path, assignment, ref)
     with pytest.raises(QkvError, match=r"results/nobody\.json: no result for student 'nobody'"):
-        report.write_pages(course, assignment, tmp_path, [*students, "nobody"])
+        outputs.write(course, assignment, tmp_path, [*students, "nobody"])
 
 
 def test_a_corrupt_result_is_one_clear_error(tmp_path, course, assignment, ref):
@@ -234,7 +235,7 @@ def test_feedback_render_needs_only_a_result_and_the_assignments_section(course,
 
 
 def test_an_empty_class_still_gets_a_report_and_a_summary(tmp_path, course, assignment):
-    report.write_pages(course, assignment, tmp_path, [])
+    outputs.write(course, assignment, tmp_path, [])
     assert "0 students" in (tmp_path / "report.html").read_text(encoding="utf-8")
     assert report.terminal_summary(course, assignment, tmp_path, []).startswith("attention: 0 students")
 

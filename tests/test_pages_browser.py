@@ -22,7 +22,8 @@ from urllib.parse import unquote, urlparse
 import pytest
 from PIL import Image
 
-from autograder.reports import class_report as report
+from qkv.reports import outputs
+from qkv.reports import class_report as report
 from sample_class import write_class
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
@@ -159,7 +160,7 @@ def visits(tmp_path_factory, course, assignment, ref):
     """Every page of a small graded class, each loaded once from disk."""
     out = tmp_path_factory.mktemp("graded")
     students = write_class(out, assignment, ref)
-    report.write_pages(course, assignment, out, students)
+    outputs.write(course, assignment, out, students)
     pages = [out / "report.html", *sorted((out / "feedback").glob("*.html"))]
     browser = Chromium(tmp_path_factory.mktemp("browser") / "profile")
     try:

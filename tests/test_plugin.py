@@ -1,10 +1,10 @@
 """The suite plugin, tested the way pytest tests plugins: with pytester."""
 import pytest
 
-from autograder.course.config import parse_course
-from autograder.grading.suite_runner import GradingContext, SuitePlugin
-from autograder.sandbox.host import Sandbox
-from autograder.grading.submissions import Submission
+from qkv.course.config import parse_course
+from qkv.suites.runner import GradingContext, SuitePlugin
+from qkv.sandbox.host import Sandbox
+from qkv.intake.submissions import Submission
 
 pytest_plugins = ["pytester"]
 

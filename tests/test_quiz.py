@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import yaml
 
-from autograder import release
+from qkv.release import steps as release
 from course_content import CONTENT, fixture
-from autograder.quiz import grading as quiz
-from autograder.quiz import render as quiz_render
-from autograder.cli import main
-from autograder.errors import QkvError
+from qkv.quiz import grading as quiz
+from qkv.quiz import render as quiz_render
+from qkv.cli import main
+from qkv.errors import QkvError
 
 STUDENTS = ["alice", "bob", "chen", "s-1024"]
 VARYING = ["dot-product", "plus-weight-two", "softmax-matrix", "aggregate-output"]

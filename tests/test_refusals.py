@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from course_content import ROOT
-from autograder.cli import main
+from qkv.cli import main
 
 
 def one_line_error(capsys) -> str:

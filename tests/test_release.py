@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import release
+from qkv.release import steps as release
 from course_content import CONTENT
-from autograder.cli import main
-from autograder.errors import QkvError
+from qkv.cli import main
+from qkv.errors import QkvError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,8 +4,9 @@ import time
 
 import numpy as np
 
-from autograder.grading import calls, suite_runner, synthetic
-from autograder.grading.batch import grade
+from qkv.suites import calls, runner as suite_runner
+from qkv.validate import synthetic
+from qkv.grade.batch import grade
 from course_content import CONTENT
 
 
@@ -78,7 +79,7 @@ def test_identical_means_bit_for_bit_with_the_same_type():
 
 
 def test_a_memo_key_tells_apart_inputs_that_differ_in_any_bit_or_shape():
-    from autograder.content.mistakes import inputs_key
+    from qkv.content.mistakes import inputs_key
     a = np.arange(6.0)
     keys = {inputs_key("softmax", [a]), inputs_key("softmax", [a.reshape(2, 3)]), inputs_key("softmax", [a.reshape(3, 2)]),
             inputs_key("score", [a]), inputs_key("softmax", [a[:2], a[2:]]), inputs_key("softmax", [a[:3], a[3:]]),

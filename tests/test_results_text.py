@@ -5,10 +5,10 @@ import os
 
 import pytest
 
-from autograder.grading import results
-from autograder.grading.outcomes import Outcome
-from autograder.grading.results import StudentResult
-from autograder.grading.results import TestResult as Check  # not collected as a test class
+from qkv.results import records as results
+from qkv.results.outcomes import Outcome
+from qkv.results.records import StudentResult
+from qkv.results.records import TestResult as Check  # not collected as a test class
 
 CHECK = Check("project: shapes", "project", 1.0, 2.0, Outcome.PASSED)
 NAN, INF = float("nan"), float("inf")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import week_class
-from autograder.cli import main
-from autograder.grading import reuse
-from autograder.grading.batch import grade
+from qkv.cli import main
+from qkv.grade import reuse
+from qkv.grade.batch import grade
 
 STUDENTS = ["alice", "bob", "carol"]
 
@@ -119,11 +119,11 @@ def test_another_kit_version_regrades_everyone(graded, monkeypatch):
 def test_the_kits_code_counts_as_its_version(tmp_path):
     """A development copy's code changes between releases: the kit's hash covers its files."""
     kit = Path(reuse.__file__).resolve().parent.parent
-    copy = tmp_path / "autograder"
+    copy = tmp_path / "qkv"
     shutil.copytree(kit, copy, ignore=shutil.ignore_patterns("__pycache__"))
     before = reuse.code_hash(copy)
     assert before == reuse.code_hash(kit)
-    (copy / "grading" / "calls.py").write_text((copy / "grading" / "calls.py").read_text() + "\n# changed\n")
+    (copy / "suites" / "calls.py").write_text((copy / "suites" / "calls.py").read_text() + "\n# changed\n")
     reuse.code_hash.cache_clear()
     assert reuse.code_hash(copy) != before
 

@@ -5,11 +5,11 @@ import struct
 import numpy as np
 import pytest
 
-from autograder.sandbox import folders
-from autograder.sandbox import isolation
-from autograder.sandbox import wire
-from autograder.course.config import Limits
-from autograder.sandbox.host import Sandbox
+from qkv.sandbox import folders
+from qkv.sandbox import isolation
+from qkv.sandbox import wire
+from qkv.course.config import Limits
+from qkv.sandbox.host import Sandbox
 
 S = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
 
@@ -72,8 +72,8 @@ def test_files_cannot_be_written_beyond_the_size_limit(tmp_path):
 
 
 def test_the_repository_is_out_of_reach(sb):
-    import autograder
-    with session(sb, f"def f(S):\n    return open({autograder.__file__!r}).read()\n") as s:
+    import qkv
+    with session(sb, f"def f(S):\n    return open({qkv.__file__!r}).read()\n") as s:
         r = s.call("f", [S])
     assert r.kind == "raised" and "Permission" in r.message
 

@@ -3,9 +3,9 @@ import signal
 import subprocess
 import sys
 
-from autograder.sandbox import slots
+from qkv.sandbox import slots
 
-HOLD = ("import sys, time; from autograder.sandbox import slots; s = slots.claim(folder=sys.argv[1]); "
+HOLD = ("import sys, time; from qkv.sandbox import slots; s = slots.claim(folder=sys.argv[1]); "
         "print(s.number, flush=True); time.sleep(60)")
 
 

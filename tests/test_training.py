@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-from autograder import release
-from autograder.cli import main
-from autograder.content import loader
-from autograder.grading import synthetic
+from qkv.release import steps as release
+from qkv.cli import main
+from qkv.content import loader
+from qkv.validate import synthetic
 from tests.conftest import ROOT
 
 
@@ -170,8 +170,8 @@ def test_finite_differences_of_the_content_agree_with_the_reference(content):
 def test_the_notebook_runs_top_to_bottom_with_the_reference_and_draws_the_training(tmp_path, course, training):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
-    from autograder.notebook import build
-    from autograder.quiz import master
+    from qkv.release import notebook as build
+    from qkv.quiz import master
 
     for name in ("public_checks.py", "compare.py", "public_cases.json"):
         shutil.copy(ROOT / "exercises" / "training" / name, tmp_path / name)
@@ -232,8 +232,8 @@ def test_weights_that_overflow_cost_their_student_the_checks_not_the_run_its_pag
 
 
 def test_a_page_whose_figures_fail_is_written_without_them_and_the_grader_is_told(tmp_path, course, monkeypatch):
-    from autograder.reports import outputs
-    from autograder.grading.results import StudentResult
+    from qkv.reports import outputs
+    from qkv.results.records import StudentResult
     training = course.assignment("training")
     shares = outputs.PerStudent(course, training, tmp_path)
     monkeypatch.setattr(type(shares.content), "feedback_section", lambda *a: 1 / 0)
@@ -246,7 +246,7 @@ def test_a_page_whose_figures_fail_is_written_without_them_and_the_grader_is_tol
 def test_page_errors_of_the_pass_after_grading_reach_the_run_too(tmp_path, course, content, monkeypatch):
     """A student with two hand-ins gets their page once the one that counts is chosen, after grading:
     a drawing that fails there is a grader error of the run as well."""
-    from autograder.grading import batch
+    from qkv.grade import batch
     for handin in ("h1", "h2"):
         (tmp_path / "subs" / "s1" / handin).mkdir(parents=True)
         (tmp_path / "subs" / "s1" / handin / "training.py").write_text(content.reference_source)

@@ -3,7 +3,7 @@ import csv
 
 import pytest
 
-from autograder.cli import main
+from qkv.cli import main
 from course_content import COURSE
 
 

@@ -6,9 +6,9 @@ import sys
 
 import numpy as np
 
-from autograder.course.config import Limits
-from autograder.sandbox import warmup
-from autograder.sandbox.host import Sandbox
+from qkv.course.config import Limits
+from qkv.sandbox import warmup
+from qkv.sandbox.host import Sandbox
 
 
 def test_the_rehearsal_leaves_no_module_cached_line_random_state_or_working_folder(tmp_path):
@@ -37,7 +37,7 @@ def test_a_submission_named_like_the_rehearsal_loads_its_own_module():
 
 
 def test_a_private_folder_is_new_private_and_named_apart_even_when_a_name_is_taken(tmp_path, monkeypatch):
-    from autograder.sandbox import folders
+    from qkv.sandbox import folders
     draws = iter([b"\x01" * 8, b"\x01" * 8, b"\x02" * 8])
     monkeypatch.setattr(folders.os, "urandom", lambda n: next(draws))
     first = folders.private_folder(str(tmp_path / "box-"))
@@ -48,7 +48,7 @@ def test_a_private_folder_is_new_private_and_named_apart_even_when_a_name_is_tak
 
 def test_descriptors_passed_with_a_request_are_received_with_it():
     import socket
-    from autograder.sandbox import worker
+    from qkv.sandbox import worker
     ours, theirs = socket.socketpair()
     r, w = os.pipe()
     try:

@@ -20,8 +20,8 @@ from pathlib import Path
 import yaml
 
 from course_content import ROOT
-from autograder.content import reference
-from autograder.course.config import load_course  # noqa: F401 - for tests that write course.yaml themselves
+from qkv.content import reference
+from qkv.course.config import load_course  # noqa: F401 - for tests that write course.yaml themselves
 
 DEADLINE = "2026-12-15T23:59:00+00:00"
 LATE = [{"until": "2026-12-16T23:59:00+00:00", "credit": 80}, {"until": "2026-12-18T23:59:00+00:00", "credit": 50}]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.content.figures import Matrix, Note, Section
+from qkv.content.figures import Matrix, Note, Section
 
 from . import cases, example as _example, honest as _honest
 from .mistakes import CATALOGUE as MISTAKES

@@ -4,7 +4,7 @@ Each entry is a wrong implementation of one function with the one sentence that 
 what to fix. The engine recognises a failing output by running these on the same inputs, and
 `qkv validate` splices each into the reference to prove the hidden suites catch it.
 """
-from autograder.content.mistakes import Mistake
+from qkv.content.mistakes import Mistake
 
 CATALOGUE: tuple[Mistake, ...] = (
     Mistake("project_swapped_qk", "project",

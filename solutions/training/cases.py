@@ -5,7 +5,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from autograder.public.compare import as_array, problem
+from qkv.shipped.compare import as_array, problem
 
 from .example import EXAMPLE
 from .mistakes import CATALOGUE

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.content.figures import Curve, Matrix, Note, Section
+from qkv.content.figures import Curve, Matrix, Note, Section
 
 from . import cases, example as _example
 from .mistakes import CATALOGUE as MISTAKES

@@ -5,7 +5,7 @@ line or two changed, so they stay in step with it.
 import ast
 from pathlib import Path
 
-from autograder.content.mistakes import Mistake
+from qkv.content.mistakes import Mistake
 
 REFERENCE_FILE = Path(__file__).with_name("training.py")
 

@@ -1,6 +1,6 @@
 # Imports the grader's own package (and a test dependency) from inside a call.
 def softmax(S):
-    import autograder.grading.reference as ref  # noqa: F401
+    import qkv.grade.reference as ref  # noqa: F401
     return S
 
 

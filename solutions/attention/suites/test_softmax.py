@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from autograder.public.compare import as_array
+from qkv.shipped.compare import as_array
 
 pytestmark = pytest.mark.part("softmax")
 

@@ -1,0 +1,189 @@
+"""The misconception catalogue of an assignment: every known wrong variant, in one place.
+
+Each entry is a wrong implementation of one function, written out as source. The grader runs it
+(trusted code) on the same inputs as the student to recognise the mistake in a failing output;
+`qkv validate` splices it into the reference to make a mutant submission that must lose points in
+its part and be named in its feedback; release computes its outputs on the public cases so the
+student's own checks can name it too. The entries themselves are content:
+`solutions/<assignment>/content.py` lists them.
+"""
+from __future__ import annotations
+
+import textwrap
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from qkv.content import reference as reference_mod
+from qkv.shipped import checks as public_checks
+
+KEPT_INPUTS = 32  # inputs whose mistakes' outputs are kept: the worked example's, and the student's own while judged
+GENERIC_MUTATION = ("the function changed an input array it was given: work on new arrays "
+                    "and leave inputs as they were.")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    id: str
+    part: str  # the function the mistake lives in
+    message: str  # one sentence a student can act on
+    source: str  # the wrong implementation
+    mutates_input: bool = False  # recognised by the input check rather than by the output
+    alternatives: tuple[str, ...] = ()  # the same mistake with other constants (a temperature of 2, of 10, ...)
+
+    @cached_property
+    def _compiled(self):
+        return tuple(compile(textwrap.dedent(s), f"<mistake {self.id}>", "exec")
+                     for s in (self.source, *self.alternatives))
+
+    def function(self, reference, functions: tuple[str, ...], which: int = 0):
+        """The wrong function (or its alternative `which`), seeing what a student's file would: the
+        reference's module-level names (its other functions, any helpers it gives) and the
+        assignment's functions."""
+        given = {k: v for k, v in vars(reference).items() if not k.startswith("__")}
+        namespace = {"np": np, **given, **{f: getattr(reference, f) for f in functions}}
+        exec(self._compiled[which], namespace)
+        return namespace[self.part]
+
+    def forms(self, reference, functions: tuple[str, ...]):
+        """The wrong function in each of its forms: the source, then every alternative."""
+        return [self.function(reference, functions, i) for i in range(len(self._compiled))]
+
+    def mutant_source(self, reference_source: str) -> str:
+        """The reference file with this mistake spliced in: a submission for `qkv validate`."""
+        return reference_mod.replace_function(reference_source, self.part, textwrap.dedent(self.source))
+
+
+class Catalogue:
+    """The mistakes of one assignment, with the questions the grader asks of them."""
+
+    def __init__(self, mistakes, functions: tuple[str, ...], chain: tuple[str, ...] = ()):
+        self.mistakes = tuple(mistakes)
+        self.functions = tuple(functions)
+        self.chain = tuple(chain)  # the functions that call the ones listed before them, if any
+        self._made: dict = {}  # (reference, mistake id) -> (reference, its wrong functions)
+        self._kept: OrderedDict = OrderedDict()  # inputs -> _Runs, the most recent KEPT_INPUTS
+        self._parts: dict = {}  # function -> its mistakes, in catalogue order
+        seen = set()
+        for m in self.mistakes:
+            if m.id in seen:
+                raise ValueError(f"mistake '{m.id}' is catalogued twice")
+            seen.add(m.id)
+
+    def __iter__(self):
+        return iter(self.mistakes)
+
+    def __len__(self) -> int:
+        return len(self.mistakes)
+
+    def for_part(self, function: str) -> tuple[Mistake, ...]:
+        part = self._parts.get(function)
+        if part is None:
+            part = self._parts[function] = tuple(m for m in self.mistakes if m.part == function)
+        return part
+
+    def by_id(self, mistake_id: str) -> Mistake:
+        for m in self.mistakes:
+            if m.id == mistake_id:
+                return m
+        raise KeyError(mistake_id)
+
+    def mutation_message(self, function: str) -> str:
+        """What to tell a student whose function modified its inputs."""
+        return next((m.message for m in self.for_part(function) if m.mutates_input), GENERIC_MUTATION)
+
+    def callees(self, function: str, failing) -> list[str]:
+        """Of the failing functions, those a chain function calls: the functions listed before it."""
+        return public_checks.callees(function, failing, self.functions, self.chain)
+
+    def chain_hint(self, function: str, failing) -> str:
+        """What to add to a failing chain function when some of the functions it calls fail too."""
+        return public_checks.chain_hint(function, failing, self.functions, self.chain)
+
+    def _forms(self, reference, mistake: Mistake) -> list:
+        """The mistake's wrong functions against this reference, made once (they are pure functions)."""
+        key = (id(reference), mistake.id)
+        if key not in self._made:
+            self._made[key] = (reference, mistake.forms(reference, self.functions))
+        return self._made[key][1]
+
+    def _each_run(self, reference, function: str, args):
+        """(mistake, ("value", output) or ("raised", "Type: text")) for each form of each mistake in turn
+        (a mistake's forms run together, under one errstate)."""
+        for m in self.for_part(function):
+            if m.mutates_input:
+                continue
+            runs = []
+            with np.errstate(all="ignore"):
+                for wrong in self._forms(reference, m):
+                    copies = [np.array(a, copy=True) for a in args]
+                    try:
+                        runs.append((m, ("value", wrong(*copies))))
+                    except Exception as e:  # noqa: BLE001 - how the mistake fails is what is recorded
+                        runs.append((m, ("raised", f"{type(e).__name__}: {str(e)[:300]}")))
+            yield from runs
+
+    def _runs(self, reference, function: str, args) -> "_Runs":
+        """What each mistake did on these inputs, computed only as far as a caller reads, and kept for
+        inputs equal bit for bit (every student is judged on the same worked example)."""
+        arrays = [np.asarray(a, dtype=np.float64) for a in args]
+        key = inputs_key(f"{id(reference)}.{function}", arrays)
+        runs = self._kept.get(key)
+        if runs is None:
+            runs = self._kept[key] = _Runs(self._each_run(reference, function, [a.copy() for a in arrays]))
+            if len(self._kept) > KEPT_INPUTS:
+                self._kept.popitem(last=False)
+        else:
+            self._kept.move_to_end(key)
+        return runs
+
+    def variants(self, reference, function: str, args):
+        """(message, wrong output) for every output-visible mistake of `function` on these inputs, in
+        catalogue order; computed as they are read (nothing, not even the inputs' key, before the
+        first is asked for), so a caller that stops at a match, or never reads, runs no more.
+        Callers must not modify the outputs (they are kept for the next student).
+
+        Mistakes that crash on these inputs (a shape that only fits square matrices, say) are in
+        `crashes` instead.
+        """
+        for m, (kind, what) in self._runs(reference, function, args):
+            if kind == "value":
+                yield m.message, what
+
+    def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
+        """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:
+        a student whose code raises the same error on the same inputs has made that mistake."""
+        return [(m.message, what) for m, (kind, what) in self._runs(reference, function, args) if kind == "raised"]
+
+    def id_of(self, function: str, message: str) -> str | None:
+        """The id of the mistake of `function` a feedback message names, if any."""
+        return next((m.id for m in self.for_part(function) if message.startswith(m.message)), None)
+
+
+def inputs_key(label: str, arrays) -> bytes:
+    """One bytes object for float64 `arrays`, bit for bit, under `label` (an identifier, or ids and
+    identifiers joined by dots): their shapes, written after the label, say where each one's bytes
+    end. A memo keeps such keys without the cyclic collector ever walking them, as it would tuples."""
+    return f"{label}{[a.shape for a in arrays]}".encode() + b"".join([a.tobytes() for a in arrays])
+
+
+class _Runs:
+    """A sequence computed as it is read and kept: a second reader gets what the first computed, and
+    computes on from where the first stopped."""
+
+    def __init__(self, items):
+        self._items = iter(items)
+        self._done: list = []
+
+    def __iter__(self):
+        i = 0
+        while True:
+            if i == len(self._done):
+                try:
+                    self._done.append(next(self._items))
+                except StopIteration:
+                    return
+            yield self._done[i]
+            i += 1

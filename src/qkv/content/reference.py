@@ -1,0 +1,55 @@
+"""The instructor's reference: loaded in trusted grading processes only, never shipped to students
+or sent to the sandboxed workers that run their code."""
+from __future__ import annotations
+
+import ast
+import types
+from pathlib import Path
+
+from qkv.errors import QkvError
+
+
+def module_from_source(source: str, name: str, namespace: dict | None = None) -> types.ModuleType:
+    """Execute trusted source text as a fresh module."""
+    module = types.ModuleType(name)
+    module.__dict__.update(namespace or {})
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+def load(path: Path, functions: tuple[str, ...]) -> types.ModuleType:
+    """Load the reference module from the instructor master (solutions/<assignment>/<module>.py)."""
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise QkvError(f"{path}: cannot read the reference ({e.strerror})") from None
+    return from_source(source, where=str(path), functions=functions)
+
+
+def from_source(source: str, *, where: str, functions: tuple[str, ...]) -> types.ModuleType:
+    """The reference module from its source text (`where` names it in errors)."""
+    try:
+        module = module_from_source(source, "reference")
+    except SyntaxError as e:
+        raise QkvError(f"{where}: syntax error on line {e.lineno}: {e.msg}") from None
+    missing = [f for f in functions if not callable(getattr(module, f, None))]
+    if missing:
+        raise QkvError(f"{where}: the reference lacks {', '.join(missing)}")
+    return module
+
+
+def function_spans(source: str) -> dict[str, tuple[int, int]]:
+    """Map each top-level function name to its (first, last) line, 1-based, decorators included."""
+    spans = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            spans[node.name] = (first, node.end_lineno)
+    return spans
+
+
+def replace_function(source: str, name: str, new_def: str) -> str:
+    """Return source with the top-level function `name` replaced by the text new_def."""
+    first, last = function_spans(source)[name]
+    lines = source.splitlines(keepends=True)
+    return "".join(lines[: first - 1]) + new_def.rstrip("\n") + "\n" + "".join(lines[last:])

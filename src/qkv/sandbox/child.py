@@ -1,0 +1,398 @@
+"""The confined child: one submission's process, from the zygote's fork to its last reply.
+
+The zygote (worker.py) forks it with the submission's pipes and a Landlock ruleset of its own, under
+the seccomp filter the zygote installed on itself. It confines itself (an IPC namespace, rlimits,
+Landlock, an unprivileged uid, death with the zygote, the import gate), loads the submission's entry
+file and answers calls in the wire format until the grader closes its request pipe. It never sees a
+hidden case before the call that uses it, nor any expected value.
+
+A child writes to every page it touches, and each such page is copied for it: what is the same for
+every submission is worked out once by the zygote (`Setup`), before its first fork.
+"""
+from __future__ import annotations
+
+import _signal
+import ctypes
+import json
+import math
+import os
+import resource
+import signal
+import sys
+import traceback
+import types
+from dataclasses import dataclass
+
+import numpy as np
+
+from qkv.sandbox import imports, isolation, wire
+from qkv.sandbox.pieces import after, split
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+MAX_STOPS = 20  # of a file's top-level statements that raised, the first so many are told
+INPUTS_REGION = ctypes.c_char * wire.INPUTS_BYTES  # the inputs region's type, made once in the zygote
+_F8 = np.dtype("<f8")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every child of one zygote does alike, worked out before the first fork."""
+
+    zygote_pid: int
+    namespaces: bool
+    uid: int | None
+    limits: tuple  # ((resource, (soft, hard)), ...): all but RLIMIT_AS, which depends on the child
+    memory: int  # bytes a child may map beyond what it has mapped when it confines itself
+    import_path: tuple[str, ...]  # sys.path: the standard library through the opened folders (imports.py)
+    gate: imports.Gate  # the import gate, told the submission's own module name by each child
+    keep: frozenset  # the zygote's descriptors a child keeps: 0-2 and the opened folders
+    devnull: int  # the zygote's /dev/null, a child's stdin
+
+
+def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> None:
+    """Serve one submission in the process just forked, then end it: never returns."""
+    req, rep, out, inputs = fds
+    code = 0
+    try:
+        os.setsid()
+        os.dup2(setup.devnull, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        shared = isolation.map_shared(inputs, INPUTS_REGION)  # before the limits: not the submission's memory
+        keep = sorted(setup.keep.union((req, rep) if ruleset is None else (req, rep, ruleset)))
+        for low, high in zip(keep, keep[1:] + [65536]):
+            os.closerange(low + 1, high)  # the zygote's control socket among them, and the inputs' file
+        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)  # signal.signal would build enums to say what it replaced
+        confine(setup, workdir, entry, ruleset)
+        Child(req, rep, workdir, entry, shared, setup.gate).serve()
+    except EOFError:
+        pass
+    except BaseException:
+        traceback.print_exc()
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def confine(setup: Setup, workdir: str, entry: str, ruleset: int | None) -> None:
+    """Every layer, in an order where each step still has the rights it needs."""
+    if setup.namespaces:
+        isolation.unshare_ipc()  # SysV objects and queues die with this submission
+    for res, limits in setup.limits:
+        resource.setrlimit(res, limits)
+    resource.setrlimit(resource.RLIMIT_AS, (_mapped() + setup.memory,) * 2)
+    if ruleset is not None:
+        isolation.landlock_enforce(ruleset)  # built by the zygote for this child
+    if setup.uid is not None:
+        isolation.drop_privileges(setup.uid)
+    # After the uid drop, which clears the request; the zygote's pid says whether it already ended.
+    isolation.die_with_parent(signal.SIGKILL, parent=setup.zygote_pid)
+    os.chdir(workdir)
+    os.environ["HOME"] = workdir  # the rest of the environment, and nothing else, the zygote set
+    imports.restrict(setup.import_path, setup.gate, own=os.path.splitext(entry)[0], home=workdir)
+
+
+def _mapped() -> int:
+    """Bytes this process has mapped (its address space, as RLIMIT_AS counts it)."""
+    statm = os.open("/proc/self/statm", os.O_RDONLY)
+    try:
+        return int(os.read(statm, 256).split()[0]) * PAGE_SIZE
+    finally:
+        os.close(statm)
+
+
+def _read_file(path: str) -> bytes:
+    """A file's bytes, without the io objects open() would build around them."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _read_exact(fd: int, n: int) -> bytearray:
+    """n bytes, read into a buffer of their own."""
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = os.readv(fd, [view[got:]])
+        if not k:
+            raise EOFError
+        got += k
+    return buf
+
+
+def _read_frame(fd: int):
+    (size,) = wire.LENGTH.unpack(_read_exact(fd, wire.LENGTH.size))
+    header = json.loads(_read_exact(fd, size))
+    return header, _read_exact(fd, header["payload"])
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _where(line: int, cells) -> str:
+    """'line 12', or for a notebook 'cell 7 (score), line 3' (cells: [[first line, label], ...])."""
+    for first, label, *_ in reversed(cells or ()):
+        if isinstance(first, int) and line >= first:
+            return f"{label}, line {line - first + 1}"
+    return f"line {line}"
+
+
+def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
+    """The traceback trimmed to the student's own frames: 'line 12 in score: return Q @ K'.
+
+    Frames are picked before their lines are looked up: the lines of numpy's own frames (a wrong
+    axis raises inside numpy's Python code) would have linecache read whole numpy modules for nothing.
+    """
+    own = [(frame, line) for frame, line in traceback.walk_tb(exc.__traceback__) if frame.f_code.co_filename == filename]
+    frames = traceback.StackSummary.extract(own[-3:])
+    return "; ".join(f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:])
+
+
+def _describe(exc: BaseException, filename: str, cells=None) -> dict:
+    """The exception's type, message and where in the student's code, each of them plain text even
+    when the exception's own methods (__str__, say) raise in turn."""
+    try:
+        message = str(exc)[:300]
+    except BaseException:  # noqa: BLE001 - the student's __str__, whatever it raises
+        message = "(its message could not be shown: turning it into text raised an exception too)"
+    try:
+        where = _student_trace(exc, filename, cells)
+    except BaseException:  # noqa: BLE001
+        where = ""
+    return {"type": type(exc).__name__[:80], "message": message, "where": where}
+
+
+def _raised(exc: BaseException, filename: str, cells=None) -> list:
+    info = _describe(exc, filename, cells)
+    return [wire.Op.RAISED, info["type"], info["message"], info["where"]]
+
+
+def _load_failure(e: BaseException, filename: str, cells) -> tuple[str, str, str]:
+    """(reason, message, where) of what a file's top lines raised."""
+    if isinstance(e, imports.NotAllowed):
+        return "import", str(e)[:300], _student_trace(e, filename, cells)
+    info = _describe(e, filename, cells)
+    return "import", f"loading raised {info['type']}: {info['message']}", info["where"]
+
+
+def _defines_functions(module) -> bool:
+    """Whether the student's module holds a function of its own (one its code defined)."""
+    return any(type(v) is types.FunctionType and v.__module__ == module.__name__ for v in list(vars(module).values()))
+
+
+def _changed(value, original: bytes, shape: tuple) -> bool:
+    """Whether an input is no longer the array it came as: other values bit for bit, another shape,
+    or no longer an array of numbers at all."""
+    if not isinstance(value, np.ndarray) or value.shape != shape:
+        return True
+    try:
+        return np.asarray(value, dtype="<f8").tobytes() != original
+    except (TypeError, ValueError):  # its dtype changed in place to one that holds no numbers
+        return True
+
+
+class Child:
+    """The submission's module, loaded once, and the calls the grader makes into it.
+
+    `inputs`: the inputs region (see wire.py), a writable buffer the grader reads back."""
+
+    def __init__(self, req: int, rep: int, workdir: str, entry: str, inputs, gate: imports.Gate | None = None):
+        self.req, self.rep, self.entry = req, rep, entry
+        self.inputs = inputs
+        self.gate = gate  # the import gate in force, told when the file's own top lines run
+        self.module = None
+        self.path = os.path.join(workdir, entry)
+        # Code, tracebacks and warnings name the file as the student does, relative to the working
+        # folder: the folder's random name would make the same submission's output differ per run.
+        self.filename = entry
+        self.cells = None  # a notebook's map from lines to cells, written beside the code by the grader
+        self.streams = (sys.stdout, sys.stderr)  # the output pipe's, whatever the student puts in their place
+
+    def reply(self, header: dict, arrays=()) -> None:
+        self.send(wire.pack(header, arrays))
+
+    def send(self, frame: bytes) -> None:
+        for stream in self.streams:  # what was printed goes out before the answer
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # closed by the student, or the pipe is gone
+                pass
+        _write(self.rep, frame)
+
+    def load(self) -> None:
+        try:
+            source = _read_file(self.path)
+            if os.access(wire.CELL_MAP_FILE, os.F_OK):
+                self.cells = json.loads(_read_file(wire.CELL_MAP_FILE)[:1 << 20])
+            pieces = split(source, self.filename, self.cells)
+        except SyntaxError as e:
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "syntax", "message": self._syntax(e)})
+            return
+        except (ValueError, OSError) as e:
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "unreadable", "message": str(e)[:200]})
+            return
+        name = os.path.splitext(self.entry)[0]  # the student's module, named as they name it
+        module = type(sys)(name)
+        module.__file__ = self.path
+        sys.modules[name] = module
+        stopped = []  # a notebook's cells that did not run to their end, as Jupyter would go on after them
+        cell_count, first_failure = len(pieces) - 1, None  # pieces grows: a file that raised goes on
+        resumed = False
+        for label, piece, text in pieces:
+            if isinstance(piece, SyntaxError):
+                stopped.append(("syntax", f"{self._syntax(piece)} (that cell did not run)"))
+                continue
+            if self.gate is not None:
+                self.gate.loading = (self.filename, text)
+            try:
+                exec(piece, module.__dict__)
+            except MemoryError:
+                failure, rest = ("memory", "ran out of memory while loading", ""), None
+            except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
+                failure = _load_failure(e, self.filename, self.cells)
+                rest = after(text, self.filename, e) if self.cells is None and not resumed else None
+            else:
+                continue
+            where = f" ({failure[2]})" if failure[2] else ""
+            first_failure = first_failure or failure
+            if label is not None:
+                stopped.append((failure[0], f"{label} stopped: {failure[1]}{where}"))
+            elif resumed or rest or (self.cells is None and _defines_functions(module)):  # a file goes on
+                then = ("the file's lines after it were run" if rest or resumed
+                        else "what the file defined before that is graded")
+                said = (failure[0], f"{failure[1]}{where}; {then}")  # once (`plot(A); savefig(f)` fails twice)
+                stopped += [said] if len(stopped) < MAX_STOPS and said not in stopped else []
+                pieces += [(None, statement, text) for statement in rest or ()]
+                resumed = resumed or bool(rest)
+            else:  # nothing to go on with (a notebook's first lines are the grader's own)
+                self._ungradable(*failure)
+                return
+        if self.cells is None and first_failure and not _defines_functions(module):  # ran on, and defined nothing
+            self._ungradable(*first_failure)
+            return
+        refused = self._refused()
+        if refused and not _defines_functions(module):  # it imported what it may not, and defined nothing
+            message, where = refused[0]
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": message, "where": where})
+            return
+        stopped += [("import", f"{message}: loaded without it ({where}); using it fails") for message, where in refused]
+        if stopped and len(stopped) == cell_count:  # not one cell ran: as a file that does not load
+            self.reply({"op": wire.Op.UNGRADABLE, "reason": stopped[0][0], "message": stopped[0][1]})
+            return
+        self.module = module
+        if not stopped:
+            self.send(wire.LOADED_FRAME)
+            return
+        try:  # into the student's output too, through the stream the child was born with
+            self.streams[0].write("".join(f"{text}\n" for _, text in stopped))
+        except Exception:  # noqa: BLE001 - a stream the student closed, or whose encoding fails: the reply says it
+            pass
+        self.reply({"op": wire.Op.LOADED, "stopped": [text for _, text in stopped]})
+
+    def _ungradable(self, reason: str, message: str, where: str) -> None:
+        """Reply that the file cannot be graded, for what its top lines raised."""
+        self._refused()
+        self.reply({"op": wire.Op.UNGRADABLE, "reason": reason, "message": message, "where": where})
+
+    def _refused(self) -> list[tuple[str, str]]:
+        """(the course's line, where) for each module the file's top lines imported that the course does
+        not allow (see imports.Refused), once each; and the gate back to refusing outright."""
+        if self.gate is None:
+            return []
+        self.gate.loading = None
+        seen: dict = {}
+        for message, line, code in self.gate.refused:
+            seen.setdefault(message, f"{_where(line, self.cells)} in <module>: {code}"[:160])
+        return list(seen.items())
+
+    def _syntax(self, e: SyntaxError) -> str:
+        if not e.lineno:  # the compiler gave up on the whole file without a line (see pieces._compile)
+            return f"syntax error: {e.msg}"
+        where = _where(e.lineno, self.cells)
+        return f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"
+
+    def call(self, function: str, args, originals) -> tuple[list, list]:
+        """Run one call; its reply (returned, raised, ...; see wire.Op) and the bytes of the arrays
+        that go with it, taken as it returns (code that hands out one buffer again and again, changing
+        it on each call, has each call's value judged as it was when that call returned).
+
+        `originals` holds each input as it came ((bytes, shape)): the reply says which inputs the call
+        changed, so only its value has to cross back.
+        """
+        fn = getattr(self.module, function, None)
+        if not callable(fn):
+            return [wire.Op.MISSING], []
+        try:
+            result = fn(*args)
+        except NotImplementedError:
+            return [wire.Op.NOT_IMPLEMENTED], []
+        except MemoryError:
+            return [wire.Op.MEMORY], []
+        except BaseException as e:  # RecursionError, SystemExit, ...: the student's, reported as raised
+            return _raised(e, self.filename, self.cells), []
+        arrays = []
+        try:
+            value = wire.encode_value(result, arrays)
+            arrays = [wire.array_bytes(a) for a in arrays]
+        except MemoryError:
+            return [wire.Op.MEMORY], []
+        except BaseException:  # noqa: BLE001 - the value's own methods (__len__, __array__) raised: not numbers
+            value, arrays = type(result).__name__[:80], []
+        try:
+            changed = [_changed(a, *original) for a, original in zip(args, originals)]
+        except MemoryError:
+            return [wire.Op.MEMORY], []
+        return [wire.Op.RETURNED, value, changed], arrays
+
+    def calls(self, header: dict, payload: bytes) -> None:
+        """Run a batch of calls in order and answer in as few frames as the limits allow (one, as a
+        rule), or, with `stream`, one frame per call as it returns so the grader can time each.
+        The calls' inputs are views of the inputs region, where the header says they are."""
+        results, arrays, head, size = [], [], 0, 0
+        stream = header.get("stream")
+        offset, length = header["inputs"]
+        region = self.inputs
+        if not 0 <= offset <= offset + length <= len(region):
+            raise wire.WireError("the inputs are not in the inputs region")
+        for function, *trees in header["calls"]:
+            args, originals = [], []
+            for tree in trees:
+                if type(tree) is list and tree and type(tree[0]) is int or tree == []:  # an array: its shape
+                    end = offset + 8 * math.prod(tree)
+                    value = np.frombuffer(region, _F8, (end - offset) >> 3, offset).reshape(tree)
+                else:  # (the grader sends arrays; anything else is decoded the careful way)
+                    value, end = wire.decode_value(tree, region, offset)
+                args.append(value)
+                originals.append((region[offset:end], value.shape if type(value) is np.ndarray else None))
+                offset = end
+            reply, out = self.call(function, args, originals)
+            results.append(reply)
+            if out:
+                arrays += out
+                size += sum(map(len, out))
+            if reply[0] == wire.Op.RAISED:  # the only reply that carries text
+                head += sum(len(text) for text in reply[2:])
+            head += 256 + 64 * len(out)
+            if stream or head > wire.MAX_HEADER // 4 or size > wire.MAX_PAYLOAD // 4:
+                self.reply({"op": wire.Op.RESULTS, "results": results}, arrays)
+                results, arrays, head, size = [], [], 0, 0
+        if results:
+            self.reply({"op": wire.Op.RESULTS, "results": results}, arrays)
+
+    def serve(self) -> None:
+        self.load()
+        if self.module is None:
+            return
+        while True:
+            header, payload = _read_frame(self.req)
+            if header.get("op") != wire.Op.CALLS:
+                return
+            self.calls(header, payload)

@@ -1,0 +1,143 @@
+"""What the hidden suites use: a proxy to the student's functions and `Expect`, which compares.
+
+A suite test asks `expect.same(function, *args)`: the student's function runs in the sandbox on
+plain arrays, the reference runs here, and a mismatch raises CheckFailed with one teaching
+sentence (naming the catalogued mistake when the output matches one). Anything other than a
+returned value (an exception, a timeout, a dead worker) raises StudentProblem with its outcome.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from qkv.results.outcomes import Outcome
+from qkv.shipped.compare import crash_problem, problem
+
+
+class CheckFailed(AssertionError):
+    """The student's output or behaviour is wrong; `message` says how, `mistake` names it if known."""
+
+    def __init__(self, message: str, mistake: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.mistake = mistake
+
+
+class StudentProblem(Exception):
+    """The call did not return: outcome is raised, not_implemented, timeout, memory, exited or ungradable."""
+
+    def __init__(self, outcome: str, message: str):
+        super().__init__(message)
+        self.outcome = outcome
+        self.message = message
+
+
+class Expect:
+    """Compare one student's functions with the reference, within the course's tolerances."""
+
+    def __init__(self, call, content, *, rtol: float, atol: float, show_inputs: bool, recorded: dict,
+                 shared: dict | None = None, expected=None):
+        self._call = call  # call(function, args) -> sandbox.CallResult
+        self.content = content
+        self.reference = content.reference
+        self._expected = expected or content.reference  # the reference's functions, maybe memoised
+        self.rtol, self.atol = rtol, atol
+        self.show_inputs = show_inputs
+        self.recorded = recorded  # what the suites record for the feedback page, by name
+        self.last_value = None  # what the student's last call returned, kept even when a check fails
+        self._shared = {} if shared is None else shared  # one student's calls that several checks share
+
+    def call(self, function: str, *args):
+        """The student's return value and which inputs it changed; raises StudentProblem otherwise
+        (or CheckFailed when the error is the one a catalogued mistake raises on these inputs)."""
+        args = [np.array(a, dtype=np.float64) for a in args]
+        result = self._call(function, args)
+        self.last_value = result.value
+        if result.kind == "raised":
+            catalogue = self.content.catalogue
+            named = crash_problem(result.message, catalogue.crashes(self.reference, function, args))
+            if named:
+                raise CheckFailed(f"{named} (It {result.message})", catalogue.id_of(function, named))
+        if result.kind != "returned":
+            raise StudentProblem(Outcome.of_call(result.kind), result.message)
+        return result.value, result.inputs_changed
+
+    def call_shared(self, function: str, *args):
+        """As call(), but made once per student for the same function: the checks that judge one
+        expensive call (a whole training run, say) share its value, or its failure."""
+        if function not in self._shared:
+            try:
+                self._shared[function] = self.call(function, *args)
+            except StudentProblem as e:
+                self._shared[function] = e
+        outcome = self._shared[function]
+        if isinstance(outcome, StudentProblem):
+            raise outcome
+        return outcome
+
+    def _fail(self, message: str, mistake: str | None, args, hidden: bool):
+        if hidden and self.show_inputs:
+            shown = "; ".join(np.array2string(np.asarray(a), precision=3, separator=", ") for a in args)
+            message += f" Inputs: {shown}"
+        raise CheckFailed(message, mistake)
+
+    def _wrong(self, function: str, value, args, hidden: bool) -> tuple[str | None, str | None]:
+        """(what is wrong with value, the catalogued mistake it matches), or (None, None) when it is right."""
+        expected = self._expected_for(function, args)
+        catalogue = self.content.catalogue
+        # problem() is None for a right value; the mistakes' outputs are computed only for a wrong one
+        msg = problem(value, expected, rtol=self.rtol, atol=self.atol, names=self.content.tuple_names.get(function),
+                      reveal=not hidden, variants=catalogue.variants(self.reference, function, args))
+        return (None, None) if msg is None else (msg, catalogue.id_of(function, msg))
+
+    def _expected_for(self, function: str, args):
+        """The reference's value on args (which it gets copies of: it must not change the test's)."""
+        return getattr(self._expected, function)(*[np.array(a, dtype=np.float64) for a in args])
+
+    def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
+        """Fail unless the student's function returns what the reference returns on these inputs.
+
+        Args:
+            hidden: a drawn (hidden) case: the message then does not reveal expected numbers.
+            check_inputs: also fail when the call modified any of its inputs.
+        Returns:
+            The student's value, for further property checks.
+        """
+        value, changed = self.call(function, *args)
+        msg, mistake = self._wrong(function, value, args, hidden)
+        if msg:
+            if mistake is None:  # wrong values from changed inputs: the change is what to fix first
+                self._fail_if_changed(function, changed, args, hidden)
+            self._fail(msg, mistake, args, hidden)
+        if check_inputs:
+            self._fail_if_changed(function, changed, args, hidden)
+        return value
+
+    def unchanged(self, function: str, *args, hidden: bool = True):
+        """Fail when the call modified one of its inputs; a call that leaves them alone still earns
+        nothing while its values are wrong (and is told so)."""
+        value, changed = self.call(function, *args)
+        self._fail_if_changed(function, changed, args, hidden)
+        self.counts_if_right(function, value, args, "the inputs were left unchanged, as they should be", hidden)
+        return value
+
+    def counts_if_right(self, function: str, value, args, held: str, hidden: bool = True) -> None:
+        """After a property held: fail, saying so, unless `value` is also the right value for `args`.
+        A property alone earns no points (code that returns zeros leaves its inputs alone too)."""
+        msg, mistake = self._wrong(function, value, args, hidden)
+        if msg:
+            self._fail(f"{held}, but this check counts only with right values: {msg}", mistake, args, hidden)
+
+    def _fail_if_changed(self, function: str, changed, args, hidden: bool) -> None:
+        if any(changed):
+            catalogue = self.content.catalogue
+            mistake = next((m.id for m in catalogue.for_part(function) if m.mutates_input), None)
+            self._fail(catalogue.mutation_message(function), mistake, args, hidden)
+
+    def record(self, name: str, value) -> None:
+        """Keep a plain JSON value (lists, numbers, None) for the feedback page under `name`."""
+        self.recorded[name] = value
+
+    def holds(self, condition: bool, message: str, mistake: str | None = None) -> None:
+        """Fail with `message` unless a required property holds."""
+        if not condition:
+            raise CheckFailed(message, mistake)
