@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench bench-dask schema release clean
+.PHONY: demo test lint bench bench-dask schema release clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ demo: $(VENV)/.base
 
 test: $(VENV)/.test
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q
+
+lint: $(VENV)/.test
+	$(BIN)/ruff check src tests scripts solutions
+	$(BIN)/ruff format --check src tests scripts solutions
 
 bench: $(VENV)/.base
 	$(BIN)/python scripts/bench.py

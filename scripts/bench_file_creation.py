@@ -10,6 +10,7 @@ deleted in the same second as the new ones are created do not count, so the roun
 
     python scripts/bench_file_creation.py [--students 2000] [--rounds 3] [--dir DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,20 +39,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--dir", default=None, help="where to write (default: the system's temporary folder)")
+    parser.add_argument(
+        "--dir", default=None, help="where to write (default: the system's temporary folder)"
+    )
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="qkv-files-", dir=args.dir)
     try:
-        print(f"{args.students} students, 2 files each, in {tmp} (CPU per file: create, write, rename)")
+        print(
+            f"{args.students} students, 2 files each, in {tmp} (CPU per file: create, write, rename)"
+        )
         for i in range(args.rounds):
-            print(f"  fresh folder {i}:              {write_outputs(os.path.join(tmp, f'kept{i}'), args.students):7.1f} us"
-                  f"   (earlier rounds' files kept)", flush=True)
+            print(
+                f"  fresh folder {i}:              {write_outputs(os.path.join(tmp, f'kept{i}'), args.students):7.1f} us"
+                f"   (earlier rounds' files kept)",
+                flush=True,
+            )
         for i in range(args.rounds):
             out = os.path.join(tmp, "reused")
-            print(f"  same folder, just deleted {i}: {write_outputs(out, args.students):7.1f} us"
-                  f"   (the previous round's files deleted a second before)", flush=True)
+            print(
+                f"  same folder, just deleted {i}: {write_outputs(out, args.students):7.1f} us"
+                f"   (the previous round's files deleted a second before)",
+                flush=True,
+            )
             shutil.rmtree(out)
-            time.sleep(1.1)  # the allocator passes over inodes freed in an earlier second, not in this one
+            time.sleep(
+                1.1
+            )  # the allocator passes over inodes freed in an earlier second, not in this one
     finally:
         shutil.rmtree(tmp)
 

@@ -9,6 +9,7 @@ Run from the repository root with OPENBLAS_NUM_THREADS=1; on a busy machine pref
 
     python scripts/bench_sandbox.py [--cycles 300] [--calls 20] [--repeat 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,15 +31,26 @@ from qkv.sandbox.host import Sandbox, layers  # noqa: E402
 
 def _usage():
     own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return (time.perf_counter(), own.ru_utime + own.ru_stime, kids.ru_utime, kids.ru_stime, kids.ru_minflt)
+    return (
+        time.perf_counter(),
+        own.ru_utime + own.ru_stime,
+        kids.ru_utime,
+        kids.ru_stime,
+        kids.ru_minflt,
+    )
 
 
 def lifetime(course, files: dict, cycles: int, calls: int) -> tuple:
     """(wall, own CPU, children's user, children's system, children's minor faults) of one Sandbox."""
     rng = np.random.default_rng(0)
     x, w, s = rng.random((3, 4)), rng.random((4, 4)), rng.random((3, 3))
-    mix = [("project", [x, w, w, w]), ("score", [x, x]), ("softmax", [s]), ("aggregate", [s, x]),
-           ("attend", [x, w, w, w])]  # every function of the reference, as a suite calls them
+    mix = [
+        ("project", [x, w, w, w]),
+        ("score", [x, x]),
+        ("softmax", [s]),
+        ("aggregate", [s, x]),
+        ("attend", [x, w, w, w]),
+    ]  # every function of the reference, as a suite calls them
     batch = [mix[i % len(mix)] for i in range(calls)]
     before = _usage()
     sandbox = Sandbox(course.limits, packages=course.packages)
@@ -65,8 +77,10 @@ def main(argv=None) -> int:
     os.chdir(ROOT)
     course = load_course(Path("course.yaml"))
     files = {"attention.py": Path("solutions/attention/attention.py").read_bytes()}
-    print(f"isolation: {layers().describe()}; {args.cycles} submissions x {args.calls} calls, "
-          f"{args.repeat} runs (per submission, ms)")
+    print(
+        f"isolation: {layers().describe()}; {args.cycles} submissions x {args.calls} calls, "
+        f"{args.repeat} runs (per submission, ms)"
+    )
     lifetime(course, files, 5, args.calls)  # warm this process's own caches
     rows = []
     for _ in range(args.repeat):
@@ -75,15 +89,20 @@ def main(argv=None) -> int:
         per = [(f - e) / args.cycles for f, e in zip(full, empty)]
         rows.append(per)
         wall, own, user, system, faults = per
-        print(f"  wall {wall * 1e3:6.2f}  parent CPU {own * 1e3:5.2f}  child user {user * 1e3:5.2f}  "
-              f"sys {system * 1e3:5.2f}  total {(user + system) * 1e3:5.2f}  minor faults {faults:6.0f}", flush=True)
+        print(
+            f"  wall {wall * 1e3:6.2f}  parent CPU {own * 1e3:5.2f}  child user {user * 1e3:5.2f}  "
+            f"sys {system * 1e3:5.2f}  total {(user + system) * 1e3:5.2f}  minor faults {faults:6.0f}",
+            flush=True,
+        )
     # Another process on the machine inflates CPU times too (caches, the hypervisor): the best run
     # is the steadier figure when comparing two versions.
     for label, pick in (("median", statistics.median), ("best", min)):
         wall, own, user, system, faults = (pick(col) for col in zip(*rows))
         total = pick(r[2] + r[3] for r in rows)
-        print(f"{label}: wall {wall * 1e3:.2f}  parent CPU {own * 1e3:.2f}  child CPU {total * 1e3:.2f} "
-              f"(user {user * 1e3:.2f}, sys {system * 1e3:.2f})  minor faults {faults:.0f}")
+        print(
+            f"{label}: wall {wall * 1e3:.2f}  parent CPU {own * 1e3:.2f}  child CPU {total * 1e3:.2f} "
+            f"(user {user * 1e3:.2f}, sys {system * 1e3:.2f})  minor faults {faults:.0f}"
+        )
     return 0
 
 

@@ -7,6 +7,7 @@ sandbox (the zygote and every child it forked), per student, and the zygote's ow
 
     python scripts/profile_grade.py [--size 240] [--assignment attention]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-_own: dict = defaultdict(lambda: [0.0, 0.0])  # label -> [wall, CPU of this process], less inner timed calls
+_own: dict = defaultdict(
+    lambda: [0.0, 0.0]
+)  # label -> [wall, CPU of this process], less inner timed calls
 _calls: dict = defaultdict(int)
 _stack: list = []
 
@@ -45,16 +48,17 @@ def timed(owner, name: str, label: str) -> None:
                 if _stack:
                     _stack[-1][k] += spent[k]
             _calls[label] += 1
+
     setattr(owner, name, wrapper)
 
 
 def instrument() -> None:
     from qkv.grade import batch, plan  # noqa: PLC0415
-    from qkv.suites import calls, runner as suite_runner
-    from qkv.results import records as results
-    from qkv.intake import submissions
     from qkv.reports import feedback, outputs  # noqa: PLC0415
+    from qkv.results import records as results
     from qkv.sandbox import host, session  # noqa: PLC0415
+    from qkv.suites import calls
+    from qkv.suites import runner as suite_runner
 
     timed(suite_runner.SuiteRun, "grade", "other (per student)")
     timed(suite_runner.SuiteRun, "_plan", "plan: the tests with the reference's answers")
@@ -81,6 +85,7 @@ def instrument() -> None:
         holder = type("Quiz", (), {"grade": staticmethod(grade_quiz)})
         timed(holder, "grade", "finish: the quiz")
         return holder.grade
+
     batch.extra_tests_for = extra_tests_for
 
 
@@ -115,6 +120,7 @@ def watch_zygotes() -> None:
             if used is not None:
                 _zygotes[pid] = used
         close(self)
+
     host.Sandbox.close = closing
 
 
@@ -137,29 +143,43 @@ def main() -> None:
         synthetic.write_class(content, subs, args.size, kinds=kinds)
         instrument()
         watch_zygotes()
-        cpu0, kids0 = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        cpu0, kids0 = (
+            resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        )
         started = time.perf_counter()
         batch.grade(course, subs, assignment=args.assignment, out=out, jobs=1, progress=False)
         wall = time.perf_counter() - started
-        cpu1, kids1 = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        cpu1, kids1 = (
+            resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        )
     n = args.size
     own = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
     timed_wall, timed_cpu = (sum(v[k] for v in _own.values()) for k in (0, 1))
-    print(f"one grading process, {n} students of '{args.assignment}', pages on: {wall:.2f} s, "
-          f"{wall / n * 1000:.2f} ms per student (wall)")
+    print(
+        f"one grading process, {n} students of '{args.assignment}', pages on: {wall:.2f} s, "
+        f"{wall / n * 1000:.2f} ms per student (wall)"
+    )
     print(f"  {'stage (ms per student)':<46} {'wall':>6} {'CPU':>6}")
     for label, (seconds, cpu) in sorted(_own.items(), key=lambda kv: -kv[1][1]):
-        print(f"  {label:<46} {seconds / n * 1000:6.2f} {cpu / n * 1000:6.2f}  ({_calls[label]} calls)")
-    print(f"  {'untimed (the run around the students)':<46} {(wall - timed_wall) / n * 1000:6.2f} "
-          f"{(own - timed_cpu) / n * 1000:6.2f}")
+        print(
+            f"  {label:<46} {seconds / n * 1000:6.2f} {cpu / n * 1000:6.2f}  ({_calls[label]} calls)"
+        )
+    print(
+        f"  {'untimed (the run around the students)':<46} {(wall - timed_wall) / n * 1000:6.2f} "
+        f"{(own - timed_cpu) / n * 1000:6.2f}"
+    )
     kids_user, kids_sys = kids1.ru_utime - kids0.ru_utime, kids1.ru_stime - kids0.ru_stime
-    print(f"CPU per student: this process {own / n * 1000:.2f} ms; the sandbox (zygote and children) "
-          f"{kids_user / n * 1000:.2f} ms user + {kids_sys / n * 1000:.2f} ms system, "
-          f"{(kids1.ru_minflt - kids0.ru_minflt) / n:.0f} minor page faults")
+    print(
+        f"CPU per student: this process {own / n * 1000:.2f} ms; the sandbox (zygote and children) "
+        f"{kids_user / n * 1000:.2f} ms user + {kids_sys / n * 1000:.2f} ms system, "
+        f"{(kids1.ru_minflt - kids0.ru_minflt) / n:.0f} minor page faults"
+    )
     if _zygotes:
         cpu, faults = (sum(v[k] for v in _zygotes.values()) for k in (0, 1))
-        print(f"  of which the zygote itself (its forks, and the pages it writes while a child shares them): "
-              f"{cpu / n * 1000:.2f} ms, {faults / n:.0f} minor page faults per student (from its start)")
+        print(
+            f"  of which the zygote itself (its forks, and the pages it writes while a child shares them): "
+            f"{cpu / n * 1000:.2f} ms, {faults / n:.0f} minor page faults per student (from its start)"
+        )
 
 
 if __name__ == "__main__":

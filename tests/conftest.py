@@ -1,4 +1,5 @@
 """Shared fixtures: the repository's course, its attention assignment's content, and a place to write."""
+
 import pytest
 
 from course_content import ASSIGNMENT, CONTENT, COURSE, ROOT  # noqa: F401 - ROOT for tests that import it

@@ -1,4 +1,5 @@
 """The repository's course and its attention assignment's content, for tests that need them at import."""
+
 import importlib
 from pathlib import Path
 

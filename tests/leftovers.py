@@ -1,4 +1,5 @@
 """What a grading run may leave on this machine, and the skip for machines without the full sandbox."""
+
 import fcntl
 import os
 import tempfile
@@ -7,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from qkv.sandbox import host as sandbox
-from qkv.sandbox import isolation
-from qkv.sandbox import slots
+from qkv.sandbox import isolation, slots
 
 SANDBOX_UIDS = range(isolation.SANDBOX_UID_BASE, isolation.SANDBOX_UID_BASE + slots.MAX_SLOTS)
 
@@ -84,7 +84,10 @@ def leftovers(since: float = 0.0, keys_before: dict | None = None) -> list[str]:
         header = Path(f"/proc/sysvipc/{kind}").read_text().split("\n", 1)[0].split()
         for line in lines:
             fields = dict(zip(header, line.split()))
-            if int(fields.get("uid", -1)) in SANDBOX_UIDS or int(fields.get("cuid", -1)) in SANDBOX_UIDS:
+            if (
+                int(fields.get("uid", -1)) in SANDBOX_UIDS
+                or int(fields.get("cuid", -1)) in SANDBOX_UIDS
+            ):
                 found.append(f"SysV {kind} {fields.get('key')} of uid {fields.get('uid')}")
     for uid, count in kernel_keys().items():
         if count > (keys_before or {}).get(uid, 0):

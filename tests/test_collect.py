@@ -4,6 +4,7 @@ pytest's own collection, with pytest itself not imported unless a suite asks for
 The collection without pytest runs in a fresh interpreter: in this one (a pytest run) pytest is
 loaded, and the suites then get the real one.
 """
+
 import json
 import subprocess
 import sys
@@ -11,9 +12,9 @@ import textwrap
 
 import pytest
 
+from course_content import COURSE, ROOT
 from qkv.content import loader
 from qkv.suites import runner as suite_runner
-from course_content import COURSE, ROOT
 
 # In a fresh interpreter: the plain collection of some suite files, as JSON, and whether pytest got imported.
 PLAIN = textwrap.dedent("""
@@ -32,20 +33,46 @@ PLAIN = textwrap.dedent("""
 
 
 def _plain_in_fresh_interpreter(root, files) -> dict:
-    proc = subprocess.run([sys.executable, "-c", PLAIN, str(root), *map(str, files)], capture_output=True,
-                          text=True, cwd=ROOT, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", PLAIN, str(root), *map(str, files)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     return json.loads(proc.stdout)
 
 
 def _pytests_own(root, files) -> list:
-    plugin = suite_runner.SuitePlugin(suite_runner.GradingContext(COURSE, None, None, None), [], None)
-    plugin.ctx.assignment = type("AnyPart", (), {"part": staticmethod(lambda _: type("P", (), {"points": 1})())})()
-    code = pytest.main([*suite_runner.PYTEST_ARGS, "-p", "no:terminal", "--collect-only", "--rootdir", str(root),
-                        *map(str, files)], plugins=[plugin])
+    plugin = suite_runner.SuitePlugin(
+        suite_runner.GradingContext(COURSE, None, None, None), [], None
+    )
+    plugin.ctx.assignment = type(
+        "AnyPart", (), {"part": staticmethod(lambda _: type("P", (), {"points": 1})())}
+    )()
+    code = pytest.main(
+        [
+            *suite_runner.PYTEST_ARGS,
+            "-p",
+            "no:terminal",
+            "--collect-only",
+            "--rootdir",
+            str(root),
+            *map(str, files),
+        ],
+        plugins=[plugin],
+    )
     suite_runner._forget_modules_under(root)
     assert code == 0
-    return [[t.item.nodeid, t.part, float(suite_runner._marker(t.item, "weight", 1)),
-             list(t.item._fixtureinfo.argnames)] for t in plugin.tests]
+    return [
+        [
+            t.item.nodeid,
+            t.part,
+            float(suite_runner._marker(t.item, "weight", 1)),
+            list(t.item._fixtureinfo.argnames),
+        ]
+        for t in plugin.tests
+    ]
 
 
 @pytest.mark.parametrize("assignment_id", ["attention", "training"])
@@ -58,7 +85,8 @@ def test_the_suites_collected_without_pytest_are_those_pytest_collects(assignmen
 
 
 def test_a_suite_that_asks_pytest_for_more_gets_the_real_one(tmp_path):
-    (tmp_path / "test_more.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_more.py").write_text(
+        textwrap.dedent("""
         import pytest
         from pytest import approx
 
@@ -71,7 +99,8 @@ def test_a_suite_that_asks_pytest_for_more_gets_the_real_one(tmp_path):
             assert 0.1 + 0.2 == approx(0.3)
             with pytest.raises(ZeroDivisionError):
                 1 / 0
-    """))
+    """)
+    )
     plain = _plain_in_fresh_interpreter(tmp_path, [tmp_path / "test_more.py"])
     assert plain["items"] == [["test_more.py::test_close", "double", 3.0, ["expect"]]]
     assert plain["pytest"] and not plain["stand_in_left"]
@@ -79,7 +108,8 @@ def test_a_suite_that_asks_pytest_for_more_gets_the_real_one(tmp_path):
 
 
 def test_a_parametrized_suite_is_left_to_pytest(tmp_path):
-    (tmp_path / "test_param.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_param.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         pytestmark = pytest.mark.part("double")
@@ -88,7 +118,8 @@ def test_a_parametrized_suite_is_left_to_pytest(tmp_path):
         @pytest.mark.parametrize("n", [1, 2])
         def test_n(expect, n):
             pass
-    """))
+    """)
+    )
     plain = _plain_in_fresh_interpreter(tmp_path, [tmp_path / "test_param.py"])
     assert plain["items"] is None  # pytest's own collection takes over
     assert not plain["stand_in_left"]

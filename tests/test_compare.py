@@ -1,4 +1,5 @@
 """compare.same and its shortcuts decide exactly what the full element-wise comparison decides."""
+
 import collections
 import itertools
 
@@ -14,18 +15,32 @@ def test_all_close_is_close_all_for_every_pair_of_special_values():
         x, y = np.array([a, c]), np.array([b, d])
         for rtol, atol in ((1e-6, 1e-8), (0.0, 0.0), (1e-3, 0.0)):
             with np.errstate(all="ignore"):
-                assert compare._all_close(x, y, rtol, atol) == bool(compare.close(x, y, rtol, atol).all()), (x, y)
+                assert compare._all_close(x, y, rtol, atol) == bool(
+                    compare.close(x, y, rtol, atol).all()
+                ), (x, y)
 
 
 def test_same_is_what_problem_returns_none_for():
     rng = np.random.default_rng(7)
     base = rng.normal(size=(3, 4))
-    candidates = [base, base + 1e-12, base * 1.01, base.T, base.tolist(), (base, base), [base, base], None, "x",
-                  np.where(base > 0, np.nan, base), np.full((3, 4), np.inf)]
+    candidates = [
+        base,
+        base + 1e-12,
+        base * 1.01,
+        base.T,
+        base.tolist(),
+        (base, base),
+        [base, base],
+        None,
+        "x",
+        np.where(base > 0, np.nan, base),
+        np.full((3, 4), np.inf),
+    ]
     for actual in candidates:
         for expected in (base, (base, base), np.where(base > 0, np.nan, base)):
             assert compare.same(actual, expected, 1e-6, 1e-8) == (
-                compare.problem(actual, expected, rtol=1e-6, atol=1e-8) is None), (actual, expected)
+                compare.problem(actual, expected, rtol=1e-6, atol=1e-8) is None
+            ), (actual, expected)
 
 
 def test_all_close_first_entry_shortcut_agrees_with_close_on_random_arrays():
@@ -42,10 +57,14 @@ def test_all_close_first_entry_shortcut_agrees_with_close_on_random_arrays():
             flat = a.reshape(-1)
             flat[rng.integers(0, a.size)] = rng.choice([np.nan, np.inf, -np.inf, 1e308])
         if a.size and rng.random() < 0.2:
-            a.reshape(-1)[0] = b.reshape(-1)[0] * (1 + 1e-6) + 1e-8  # on the boundary of the tolerance
+            a.reshape(-1)[0] = (
+                b.reshape(-1)[0] * (1 + 1e-6) + 1e-8
+            )  # on the boundary of the tolerance
         for rtol, atol in ((1e-6, 1e-8), (0.0, 0.0), (1e-3, 1e-12)):
             with np.errstate(all="ignore"):
-                assert compare._all_close(a, b, rtol, atol) == bool(compare.close(a, b, rtol, atol).all()), (a, b)
+                assert compare._all_close(a, b, rtol, atol) == bool(
+                    compare.close(a, b, rtol, atol).all()
+                ), (a, b)
 
 
 def _same_as_specified(a, b, rtol, atol):
@@ -56,11 +75,19 @@ def _same_as_specified(a, b, rtol, atol):
     elif isinstance(a, (tuple, list)) and not isinstance(b, tuple):
         a = compare.as_array(a)
     if isinstance(a, tuple) or isinstance(b, tuple):
-        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
-                and all(_same_as_specified(x, y, rtol, atol) for x, y in zip(a, b)))
+        return (
+            isinstance(a, tuple)
+            and isinstance(b, tuple)
+            and len(a) == len(b)
+            and all(_same_as_specified(x, y, rtol, atol) for x, y in zip(a, b))
+        )
     a, b = compare.as_array(a), compare.as_array(b)
-    return (a is not None and b is not None and a.shape == b.shape
-            and bool(compare.close(a, b, rtol, atol).all()))
+    return (
+        a is not None
+        and b is not None
+        and a.shape == b.shape
+        and bool(compare.close(a, b, rtol, atol).all())
+    )
 
 
 def test_problem_names_the_same_variant_whatever_the_values_shape():
@@ -70,9 +97,28 @@ def test_problem_names_the_same_variant_whatever_the_values_shape():
     rng = np.random.default_rng(5)
     base = rng.normal(size=(3, 4))
     pair = collections.namedtuple("pair", "O A")
-    values = [base, base + 1e-12, base * 2, base.T, base.tolist(), (base, base), [base, base], (base,), None, "x",
-              np.float32(1.0), base.astype(np.float32), base[None], (base, base * 2), [base.tolist(), base],
-              np.where(base > 0, np.nan, base), (base, (base, base)), np.array(3.0), [], pair(base, base)]
+    values = [
+        base,
+        base + 1e-12,
+        base * 2,
+        base.T,
+        base.tolist(),
+        (base, base),
+        [base, base],
+        (base,),
+        None,
+        "x",
+        np.float32(1.0),
+        base.astype(np.float32),
+        base[None],
+        (base, base * 2),
+        [base.tolist(), base],
+        np.where(base > 0, np.nan, base),
+        (base, (base, base)),
+        np.array(3.0),
+        [],
+        pair(base, base),
+    ]
     for actual in values:
         against = compare._Against(actual, 1e-6, 1e-8)
         for other in values:
@@ -85,9 +131,12 @@ def test_problem_names_the_same_variant_whatever_the_values_shape():
 def test_an_object_that_crossed_from_a_sandbox_is_named_by_its_type():
     """Only a returned object's type name leaves the sandbox: the message names that type."""
     from qkv.sandbox import wire  # noqa: PLC0415
+
     expected = (np.zeros(2), np.zeros(2), np.zeros(2))
     crossed, _ = wire.decode_value(wire.encode_value(map(abs, []), []), b"")
     assert compare.problem(crossed, expected, rtol=1e-6, atol=1e-8, names=("Q", "K", "V")) == (
-        "returned map, expected a tuple (Q, K, V)")
+        "returned map, expected a tuple (Q, K, V)"
+    )
     assert compare.problem(map(abs, []), expected, rtol=1e-6, atol=1e-8, names=("Q", "K", "V")) == (
-        "returned map, expected a tuple (Q, K, V)")
+        "returned map, expected a tuple (Q, K, V)"
+    )

@@ -1,4 +1,5 @@
 """course.yaml is validated on load, with one-line errors naming the path and the value."""
+
 import copy
 import json
 from pathlib import Path
@@ -7,8 +8,8 @@ import jsonschema
 import pytest
 import yaml
 
-from qkv.course import config
 from qkv.cli import main
+from qkv.course import config
 from qkv.errors import QkvError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,21 +22,45 @@ def edited(change):
     return data
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d["assignments"][0]["parts"][2].update(points="three"),
-     "assignments[0].parts[2].points: expected a number, got 'three'"),
-    (lambda d: d.update(colour="blue"), "course.yaml: colour: unknown key"),
-    (lambda d: d["limits"].update(call_timeot_s=1), "limits.call_timeot_s: unknown key (did you mean 'call_timeout_s'?)"),
-    (lambda d: d.update(seed="x"), "seed: expected a whole number, got 'x'"),
-    (lambda d: d["limits"].update(memory_mb=1), "limits.memory_mb: must be at least 64, got 1"),
-    (lambda d: d["feedback"].update(visibility="sometimes"), "feedback.visibility: expected one of"),
-    (lambda d: d["assignments"][0]["parts"].append({"id": "score", "function": "score", "points": 1}),
-     "parts[5].id: duplicate id 'score'"),
-    (lambda d: d["assignments"][0].pop("parts"), "assignments[0].parts: missing"),
-    (lambda d: d["assignments"][1]["parts"][5].update(timeout_s=0), "assignments[1].parts[5].timeout_s: must be at least 0.05, got 0"),
-    (lambda d: d["assignments"][1]["parts"][5].update(timeout_s=float("inf")), "assignments[1].parts[5].timeout_s: expected a number"),
-    (lambda d: d.update(assignments="attention"), "assignments: expected a list, got 'attention'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda d: d["assignments"][0]["parts"][2].update(points="three"),
+            "assignments[0].parts[2].points: expected a number, got 'three'",
+        ),
+        (lambda d: d.update(colour="blue"), "course.yaml: colour: unknown key"),
+        (
+            lambda d: d["limits"].update(call_timeot_s=1),
+            "limits.call_timeot_s: unknown key (did you mean 'call_timeout_s'?)",
+        ),
+        (lambda d: d.update(seed="x"), "seed: expected a whole number, got 'x'"),
+        (lambda d: d["limits"].update(memory_mb=1), "limits.memory_mb: must be at least 64, got 1"),
+        (
+            lambda d: d["feedback"].update(visibility="sometimes"),
+            "feedback.visibility: expected one of",
+        ),
+        (
+            lambda d: d["assignments"][0]["parts"].append(
+                {"id": "score", "function": "score", "points": 1}
+            ),
+            "parts[5].id: duplicate id 'score'",
+        ),
+        (lambda d: d["assignments"][0].pop("parts"), "assignments[0].parts: missing"),
+        (
+            lambda d: d["assignments"][1]["parts"][5].update(timeout_s=0),
+            "assignments[1].parts[5].timeout_s: must be at least 0.05, got 0",
+        ),
+        (
+            lambda d: d["assignments"][1]["parts"][5].update(timeout_s=float("inf")),
+            "assignments[1].parts[5].timeout_s: expected a number",
+        ),
+        (
+            lambda d: d.update(assignments="attention"),
+            "assignments: expected a list, got 'attention'",
+        ),
+    ],
+)
 def test_bad_values_are_named_with_their_path(change, message):
     with pytest.raises(QkvError, match=None) as err:
         config.parse_course(edited(change))
@@ -44,7 +69,13 @@ def test_bad_values_are_named_with_their_path(change, message):
 
 
 def test_the_shipped_course_loads_into_frozen_objects(course):
-    assert [p.id for p in course.assignment("attention").parts] == ["project", "score", "softmax", "aggregate", "attend"]
+    assert [p.id for p in course.assignment("attention").parts] == [
+        "project",
+        "score",
+        "softmax",
+        "aggregate",
+        "attend",
+    ]
     with pytest.raises(AttributeError):
         course.seed = 1
 
@@ -61,11 +92,14 @@ def test_unknown_assignment_suggests_the_close_one(course):
         course.assignment("atention")
 
 
-@pytest.mark.parametrize("content, message", [
-    ("name: [unclosed", "invalid YAML at line"),
-    (b"name: \xff\xfe", "not UTF-8"),
-    ("- just\n- a list", "expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("name: [unclosed", "invalid YAML at line"),
+        (b"name: \xff\xfe", "not UTF-8"),
+        ("- just\n- a list", "expected a mapping"),
+    ],
+)
 def test_malformed_files_give_one_line_and_exit_code_2(tmp_path, capsys, content, message):
     path = tmp_path / "course.yaml"
     path.write_bytes(content if isinstance(content, bytes) else content.encode())

@@ -1,5 +1,6 @@
 """`qkv export`: Canvas's gradebook import, Moodle, nbgrader's columns and a course table, from a graded
 class with a roster and a late policy."""
+
 import csv
 import io
 
@@ -18,15 +19,37 @@ def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("export")
     course_file = week_class.write_course(root / "course")
     subs = week_class.write_class(root / "subs")
-    grade(week_class.load_course(course_file), subs, assignment="attention", out=root / "graded", jobs=2,
-          progress=False, pages=False)
+    grade(
+        week_class.load_course(course_file),
+        subs,
+        assignment="attention",
+        out=root / "graded",
+        jobs=2,
+        progress=False,
+        pages=False,
+    )
     return course_file, root / "graded", root
 
 
 def export(graded, fmt, *extra):
     course_file, out, root = graded
     target = root / f"{fmt}.csv"
-    assert main(["export", fmt, "--graded", str(out), "--out", str(target), "--course", str(course_file), *extra]) == 0
+    assert (
+        main(
+            [
+                "export",
+                fmt,
+                "--graded",
+                str(out),
+                "--out",
+                str(target),
+                "--course",
+                str(course_file),
+                *extra,
+            ]
+        )
+        == 0
+    )
     return list(csv.reader(io.StringIO(target.read_text())))
 
 
@@ -53,11 +76,33 @@ def test_moodle_rows_carry_email_and_id_number(graded):
 
 def test_nbgrader_columns_carry_the_late_penalty(graded):
     rows = export(graded, "nbgrader")
-    assert rows[0] == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-                       "raw_score", "late_submission_penalty", "score", "max_score"]
+    assert rows[0] == [
+        "assignment",
+        "duedate",
+        "timestamp",
+        "student_id",
+        "last_name",
+        "first_name",
+        "email",
+        "raw_score",
+        "late_submission_penalty",
+        "score",
+        "max_score",
+    ]
     by = {r[3]: r for r in rows[1:]}
-    assert by["bob"] == ["attention", "2026-12-15T23:59:00Z", "2026-12-16T11:00:00Z", "bob", "Baker", "Bob",
-                         "bob@uni.example", "100", "20", "80", "120"]
+    assert by["bob"] == [
+        "attention",
+        "2026-12-15T23:59:00Z",
+        "2026-12-16T11:00:00Z",
+        "bob",
+        "Baker",
+        "Bob",
+        "bob@uni.example",
+        "100",
+        "20",
+        "80",
+        "120",
+    ]
     assert by["erin"][1] == "2026-12-17T23:59:00Z"  # her extension
     assert by["dave"][7:] == ["0", "0", "0", "120"]
 
@@ -71,23 +116,64 @@ def test_the_course_table_has_a_column_per_assignment_and_the_unexpected_at_the_
 
 def test_the_same_folder_twice_is_refused(graded, capsys):
     course_file, out, root = graded
-    assert main(["export", "course", "--graded", str(out), "--graded", str(out), "--out", str(root / "x.csv"),
-                 "--course", str(course_file)]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "course",
+                "--graded",
+                str(out),
+                "--graded",
+                str(out),
+                "--out",
+                str(root / "x.csv"),
+                "--course",
+                str(course_file),
+            ]
+        )
+        == 2
+    )
     assert "two --graded folders of assignment 'attention'" in capsys.readouterr().err
 
 
 def test_canvas_without_a_roster_is_one_line(tmp_path, capsys, graded):
     _, out, _ = graded
     course_file = week_class.write_course(tmp_path, roster=None)
-    assert main(["export", "canvas", "--graded", str(out), "--out", str(tmp_path / "c.csv"),
-                 "--course", str(course_file)]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "canvas",
+                "--graded",
+                str(out),
+                "--out",
+                str(tmp_path / "c.csv"),
+                "--course",
+                str(course_file),
+            ]
+        )
+        == 2
+    )
     assert "set `roster:` in course.yaml" in capsys.readouterr().err
 
 
 def test_a_folder_that_was_not_graded_is_one_line(tmp_path, capsys, graded):
     course_file, _, _ = graded
-    assert main(["export", "canvas", "--graded", str(tmp_path), "--out", str(tmp_path / "c.csv"),
-                 "--course", str(course_file)]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "canvas",
+                "--graded",
+                str(tmp_path),
+                "--out",
+                str(tmp_path / "c.csv"),
+                "--course",
+                str(course_file),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "no gradebook.csv" in err and err.count("\n") == 1
 

@@ -1,4 +1,5 @@
 """The "two plus three" example reproduces the table the course teaches."""
+
 import json
 
 import numpy as np
@@ -73,5 +74,7 @@ def test_the_values_carry_the_numbers_so_plus_visibly_mixes_two_and_three(ref):
 
 
 def test_features_describe_tokens_not_positions():
-    assert not {"first", "second", "position", "operand"} & {w for f in fixture.FEATURES for w in f.split()}
+    assert not {"first", "second", "position", "operand"} & {
+        w for f in fixture.FEATURES for w in f.split()
+    }
     assert len(fixture.FEATURES) == fixture.X.shape[1]

@@ -1,4 +1,5 @@
 """`qkv grade`: the gradebook and results files, determinism, resuming, odd input, the CLI."""
+
 import csv
 import json
 import os
@@ -14,18 +15,23 @@ import jsonschema
 import numpy as np
 import pytest
 
-from qkv.reports import outputs
-from qkv.course import seeds
 from course_content import CONTENT, cases
+from qkv.cli import main
+from qkv.course import seeds
+from qkv.grade.batch import grade
 from qkv.integrations import gradescope
+from qkv.reports import class_report, outputs
 from qkv.results import records as results
 from qkv.validate import synthetic
-from qkv.cli import main
-from qkv.grade.batch import grade
-from qkv.reports import class_report
 
-KINDS = ["honest_reference", "honest_loops", "mistake_softmax_axis0", "mistake_score_scaled", "stub",
-         "broken_syntax_error"]
+KINDS = [
+    "honest_reference",
+    "honest_loops",
+    "mistake_softmax_axis0",
+    "mistake_score_scaled",
+    "stub",
+    "broken_syntax_error",
+]
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +51,36 @@ def graded(tmp_path_factory, course, klass):
 def test_gradebook_has_the_design_header_and_one_sorted_row_per_student(graded):
     out, _ = graded
     rows = list(csv.reader((out / "gradebook.csv").open()))
-    assert rows[0] == ["student", "project", "score", "softmax", "aggregate", "attend", "quiz", "total",
-                       "submitted_at", "credit", "final", "status"]
+    assert rows[0] == [
+        "student",
+        "project",
+        "score",
+        "softmax",
+        "aggregate",
+        "attend",
+        "quiz",
+        "total",
+        "submitted_at",
+        "credit",
+        "final",
+        "status",
+    ]
     assert [r[0] for r in rows[1:]] == sorted(KINDS)
     by = {r[0]: r for r in rows[1:]}
     # no answers.yaml, no timestamp.txt: full credit
-    assert by["honest_reference"][1:] == ["20", "20", "20", "20", "20", "0", "100", "", "100", "100", "graded"]
+    assert by["honest_reference"][1:] == [
+        "20",
+        "20",
+        "20",
+        "20",
+        "20",
+        "0",
+        "100",
+        "",
+        "100",
+        "100",
+        "graded",
+    ]
     assert by["honest_loops"][7] == "100"
     assert by["stub"][7] == "0"
     assert by["mistake_score_scaled"][2] == "0" and by["mistake_score_scaled"][3] == "20"
@@ -71,14 +101,23 @@ def test_results_json_follows_gradescope_format(graded):
     assert data["score"] == pytest.approx(sum(t["score"] for t in data["tests"]))
 
 
-def test_hidden_case_messages_reveal_no_expected_numbers_but_public_ones_do(tmp_path, course, assignment):
+def test_hidden_case_messages_reveal_no_expected_numbers_but_public_ones_do(
+    tmp_path, course, assignment
+):
     from qkv.content import reference
+
     subs = tmp_path / "subs"
     subs.mkdir()
     source = course.path(assignment.source).read_text()
-    (subs / "off.py").write_text(reference.replace_function(source, "score", "def score(Q, K):\n    return Q @ K.T + 0.5\n"))
+    (subs / "off.py").write_text(
+        reference.replace_function(source, "score", "def score(Q, K):\n    return Q @ K.T + 0.5\n")
+    )
     grade(course, subs, assignment="attention", out=tmp_path / "out", jobs=1, progress=False)
-    tests = {t.name: t.output for t in results.read(tmp_path / "out" / "results" / "off.json").tests if t.part == "score"}
+    tests = {
+        t.name: t.output
+        for t in results.read(tmp_path / "out" / "results" / "off.json").tests
+        if t.part == "score"
+    }
     assert "expected" in tests["score: two plus three queries and keys"]
     hidden = tests["score: more queries than keys and fewer"]
     assert "differs from the expected values in" in hidden and " is " not in hidden
@@ -112,12 +151,16 @@ def test_grading_processes_started_afresh_grade_as_forked_ones_do(tmp_path, cour
     finally:
         stop.set()
         waiter.join()
-    assert (tmp_path / "fresh" / "gradebook.csv").read_bytes() == (out / "gradebook.csv").read_bytes()
+    assert (tmp_path / "fresh" / "gradebook.csv").read_bytes() == (
+        out / "gradebook.csv"
+    ).read_bytes()
     _same_files(out, tmp_path / "fresh", "results", "*.json")
     _same_files(out, tmp_path / "fresh", "feedback", "*.html")
 
 
-def test_pages_written_while_grading_are_those_a_rebuild_writes(tmp_path, course, assignment, klass, graded):
+def test_pages_written_while_grading_are_those_a_rebuild_writes(
+    tmp_path, course, assignment, klass, graded
+):
     out, summary = graded
     rebuilt = tmp_path / "rebuilt"
     shutil.copytree(out, rebuilt)
@@ -134,7 +177,9 @@ def test_existing_results_are_reused_unless_forced(tmp_path, course, klass):
     assert first.graded == len(KINDS)
     second = grade(course, klass, assignment="attention", out=out, jobs=1, progress=False)
     assert (second.graded, second.reused, second.regraded) == (0, len(KINDS), {})
-    forced = grade(course, klass, assignment="attention", out=out, jobs=1, progress=False, force=True)
+    forced = grade(
+        course, klass, assignment="attention", out=out, jobs=1, progress=False, force=True
+    )
     assert forced.graded == len(KINDS)
 
 
@@ -143,8 +188,23 @@ def test_a_killed_batch_resumes_to_the_same_gradebook(tmp_path, course, assignme
     synthetic.write_class(CONTENT, subs, 60, kinds=KINDS)
     reference_out, resumed_out = tmp_path / "whole", tmp_path / "resumed"
     grade(course, subs, assignment="attention", out=reference_out, jobs=2, progress=False)
-    proc = subprocess.Popen([sys.executable, "-m", "qkv.cli", "grade", str(subs), "--out", str(resumed_out),
-                             "--course", str(course.root), "--jobs", "2", "--quiet"], start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "qkv.cli",
+            "grade",
+            str(subs),
+            "--out",
+            str(resumed_out),
+            "--course",
+            str(course.root),
+            "--jobs",
+            "2",
+            "--quiet",
+        ],
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list((resumed_out / "results").glob("*.json"))) < 10:
         time.sleep(0.05)
@@ -156,8 +216,12 @@ def test_a_killed_batch_resumes_to_the_same_gradebook(tmp_path, course, assignme
         json.loads(path.read_text())  # no half-written file
     summary = grade(course, subs, assignment="attention", out=resumed_out, jobs=2, progress=False)
     assert summary.reused >= len(partial) - 2 and summary.graded + summary.reused == 60
-    assert (resumed_out / "gradebook.csv").read_bytes() == (reference_out / "gradebook.csv").read_bytes()
-    assert not list((resumed_out / "results").glob(".*.tmp")), "a rerun clears temporary files of a killed run"
+    assert (resumed_out / "gradebook.csv").read_bytes() == (
+        reference_out / "gradebook.csv"
+    ).read_bytes()
+    assert not list((resumed_out / "results").glob(".*.tmp")), (
+        "a rerun clears temporary files of a killed run"
+    )
 
 
 def _suite_rng(course, student, label):
@@ -216,7 +280,9 @@ def test_drawn_sizes_are_distinct_in_range_and_every_ordered_choice_comes_up_ali
     assert min(counts.values()) > 850 and max(counts.values()) < 1150
 
 
-def test_odd_names_and_stray_files_are_skipped_with_one_line_each(tmp_path, course, assignment, capsys):
+def test_odd_names_and_stray_files_are_skipped_with_one_line_each(
+    tmp_path, course, assignment, capsys
+):
     subs = tmp_path / "subs"
     subs.mkdir()
     source = course.path(assignment.source).read_text()
@@ -227,7 +293,17 @@ def test_odd_names_and_stray_files_are_skipped_with_one_line_each(tmp_path, cour
     (subs / "has space" / "attention.py").write_text(source)
     (subs / "notes.txt").write_text("hi")
     (subs / "empty").mkdir()
-    code = main(["grade", str(subs), "--out", str(tmp_path / "out"), "--course", str(course.root), "--quiet"])
+    code = main(
+        [
+            "grade",
+            str(subs),
+            "--out",
+            str(tmp_path / "out"),
+            "--course",
+            str(course.root),
+            "--quiet",
+        ]
+    )
     assert code == 0
     err = capsys.readouterr().err
     assert "has space" in err and "notes.txt" in err and "Traceback" not in err
@@ -237,7 +313,19 @@ def test_odd_names_and_stray_files_are_skipped_with_one_line_each(tmp_path, cour
 
 
 def test_missing_submissions_folder_is_one_line_exit_2(tmp_path, course, capsys):
-    assert main(["grade", str(tmp_path / "nope"), "--out", str(tmp_path / "o"), "--course", str(course.root)]) == 2
+    assert (
+        main(
+            [
+                "grade",
+                str(tmp_path / "nope"),
+                "--out",
+                str(tmp_path / "o"),
+                "--course",
+                str(course.root),
+            ]
+        )
+        == 2
+    )
     assert "not a folder of submissions" in capsys.readouterr().err
 
 
@@ -262,8 +350,18 @@ def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, c
     subs = tmp_path / "subs"
     synthetic.write_class(CONTENT, subs, kinds=["mistake_softmax_no_max"])
     for out in ("first", "second"):
-        grade(course, subs, assignment="attention", out=tmp_path / out, jobs=1, progress=False, pages=False)
-    first, second = (tmp_path / out / "results" / "mistake_softmax_no_max.json" for out in ("first", "second"))
+        grade(
+            course,
+            subs,
+            assignment="attention",
+            out=tmp_path / out,
+            jobs=1,
+            progress=False,
+            pages=False,
+        )
+    first, second = (
+        tmp_path / out / "results" / "mistake_softmax_no_max.json" for out in ("first", "second")
+    )
     output = results.read(first).output
     assert "attention.py:" in output and "qkv-sub-" not in output
     assert first.read_bytes() == second.read_bytes()
@@ -271,6 +369,7 @@ def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, c
 
 def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wrong(graded, ref):
     from course_content import fixture
+
     out, _ = graded
     wrong = results.read(out / "results" / "mistake_softmax_axis0.json").recorded.get("attention")
     right = results.read(out / "results" / "honest_reference.json").recorded.get("attention")
@@ -280,7 +379,7 @@ def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wr
 
 
 def test_a_missing_answers_file_is_not_submitted_and_listed_apart(graded, course, assignment):
-    from qkv.reports import class_report
+
     out, summary = graded
     r = results.read(results.path_for(out, "honest_reference"))  # handed in no answers.yaml
     quiz = [t for t in r.tests if t.part == "quiz"]
@@ -289,8 +388,15 @@ def test_a_missing_answers_file_is_not_submitted_and_listed_apart(graded, course
     text = class_report.terminal_summary(course, assignment, out, summary.students)
     apart = text.split("Not submitted (")[1]
     assert "honest_reference: quiz" in apart
-    problems = text.split("Timed out or not graded")[1].split("Not submitted")[0] if "Timed out" in text else ""
-    assert "honest_reference" not in problems and "could not be graded" not in problems.split("broken")[0]
+    problems = (
+        text.split("Timed out or not graded")[1].split("Not submitted")[0]
+        if "Timed out" in text
+        else ""
+    )
+    assert (
+        "honest_reference" not in problems
+        and "could not be graded" not in problems.split("broken")[0]
+    )
     page = (out / "report.html").read_text()
     assert "<h2>Not submitted</h2>" in page
 

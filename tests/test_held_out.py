@@ -1,14 +1,15 @@
 """Wrong code the catalogue does not hold as written loses points in its part and is named there;
 correct code written another way keeps full marks; `qkv check` and `qkv grade` agree on which
 functions are right."""
+
 import pytest
 
-from qkv.results import records as results
-from qkv.validate import synthetic
-from qkv.grade.batch import grade
-from qkv.check import run as check
 from course_content import CATALOGUE, CONTENT
 from held_out import HELD_OUT
+from qkv.check import run as check
+from qkv.grade.batch import grade
+from qkv.results import records as results
+from qkv.validate import synthetic
 
 PARTS = ("project", "score", "softmax", "aggregate", "attend")
 
@@ -22,9 +23,18 @@ def _ids(name: str) -> list[str]:
 
 def _sources():
     source = CONTENT.reference_source
-    subs = {student: synthetic._splice(source, fs) for k, (_, fs, _) in HELD_OUT.items() for student in _ids(f"held_{k}")}
-    subs.update({student: synthetic._splice(source, fs)
-                 for v, fs in CONTENT.honest_variants.items() for student in _ids(f"honest_{v}")})
+    subs = {
+        student: synthetic._splice(source, fs)
+        for k, (_, fs, _) in HELD_OUT.items()
+        for student in _ids(f"held_{k}")
+    }
+    subs.update(
+        {
+            student: synthetic._splice(source, fs)
+            for v, fs in CONTENT.honest_variants.items()
+            for student in _ids(f"honest_{v}")
+        }
+    )
     return subs
 
 
@@ -55,8 +65,12 @@ def test_held_out_wrong_code_loses_points_in_its_part_and_is_named(graded, held)
         r = graded(student)
         assert r.part_score(part) < r.part_max(part), student
         assert any(_named(t, expected) for t in r.tests if t.part == part), (
-            student, [t.output for t in r.tests if t.part == part])
-        assert all(r.part_score(p) == r.part_max(p) for p in PARTS if p not in (part, "attend")), student
+            student,
+            [t.output for t in r.tests if t.part == part],
+        )
+        assert all(r.part_score(p) == r.part_max(p) for p in PARTS if p not in (part, "attend")), (
+            student
+        )
 
 
 @pytest.mark.parametrize("variant", sorted(CONTENT.honest_variants))
@@ -64,15 +78,30 @@ def test_correct_code_written_another_way_keeps_full_marks(graded, variant):
     for student in _ids(f"honest_{variant}"):
         r = graded(student)
         assert [r.part_score(p) for p in PARTS] == [r.part_max(p) for p in PARTS], (
-            student, [t.output for t in r.tests if t.outcome != "passed"])
+            student,
+            [t.output for t in r.tests if t.outcome != "passed"],
+        )
 
 
-@pytest.mark.parametrize("student", ["held_min_shift_np", "held_global_max_np", "held_matmul_no_transpose",
-                                     "honest_lists", "honest_loops", "held_axis1_sum"])
-def test_check_and_grade_agree_on_which_functions_are_right(tmp_path, graded, course, assignment, student):
+@pytest.mark.parametrize(
+    "student",
+    [
+        "held_min_shift_np",
+        "held_global_max_np",
+        "held_matmul_no_transpose",
+        "honest_lists",
+        "honest_loops",
+        "held_axis1_sum",
+    ],
+)
+def test_check_and_grade_agree_on_which_functions_are_right(
+    tmp_path, graded, course, assignment, student
+):
     path = tmp_path / "attention.py"
     path.write_text(SOURCES[student])
-    passing = {line.function for line in check.check_file(course, assignment, path) if line.status == "ok"}
+    passing = {
+        line.function for line in check.check_file(course, assignment, path) if line.status == "ok"
+    }
     r = graded(student)
     full = {p for p in PARTS if r.part_score(p) == r.part_max(p)}
     assert passing == full

@@ -4,6 +4,7 @@ Every honest neighbour must get exactly the row it gets in a batch of honest stu
 attacks earn no points they did not honestly compute; and after the run nothing of it is left:
 no process of a sandbox uid, no submission folder, no IPC object, no kernel key.
 """
+
 import csv
 import dataclasses
 import json
@@ -16,29 +17,47 @@ from pathlib import Path
 import pytest
 
 from course_content import CONTENT
-from qkv.results import records as results
-from qkv.validate import synthetic
-from qkv.grade.batch import grade
-from qkv.sandbox import host as sandbox
-
 from leftovers import kernel_keys, leftovers, require_strong_sandbox
+from qkv.grade.batch import grade
+from qkv.results import records as results
+from qkv.sandbox import host as sandbox
+from qkv.validate import synthetic
 
 HOSTILE = Path(__file__).parent / "hostile"
 ROOT = Path(__file__).resolve().parent.parent
 FILE_ATTACKS = sorted(p.stem for p in HOSTILE.glob("*.py"))
 # Made by the test, not files: links to the reference, a FIFO and a device where attention.py should be.
-LINK_ATTACKS = ["link_to_reference", "link_to_solutions_folder", "fifo_as_code", "device_as_code",
-                "answers_link_to_quiz_master"]
+LINK_ATTACKS = [
+    "link_to_reference",
+    "link_to_solutions_folder",
+    "fifo_as_code",
+    "device_as_code",
+    "answers_link_to_quiz_master",
+]
 # The neighbours: full marks, partial credit from a catalogued mistake, and full marks through the stdlib.
 NEIGHBOUR_KINDS = ["honest_reference", "mistake_softmax_no_max", "honest_stdlib"]
 # Attacks that compute nothing honestly: any point would be a point stolen.
-ZERO = sorted(set(FILE_ATTACKS + LINK_ATTACKS) - {"endless_loop", "exits_in_calls", "crashes_in_one_function",
-                                                   "forges_unchanged_inputs", "remaps_its_inputs",
-                                                   "memory_bomb", "flood_output",
-                                                   "fork_storm", "missing_import", "syntax_error", "write_output",
-                                                   "answers_link_to_quiz_master"})
-STDLIB_PRELUDE = ("import statistics, decimal, fractions\n"
-                  "assert statistics.mean([1, 2, 3]) == 2 and decimal.Decimal('0.5') == fractions.Fraction(1, 2)\n")
+ZERO = sorted(
+    set(FILE_ATTACKS + LINK_ATTACKS)
+    - {
+        "endless_loop",
+        "exits_in_calls",
+        "crashes_in_one_function",
+        "forges_unchanged_inputs",
+        "remaps_its_inputs",
+        "memory_bomb",
+        "flood_output",
+        "fork_storm",
+        "missing_import",
+        "syntax_error",
+        "write_output",
+        "answers_link_to_quiz_master",
+    }
+)
+STDLIB_PRELUDE = (
+    "import statistics, decimal, fractions\n"
+    "assert statistics.mean([1, 2, 3]) == 2 and decimal.Decimal('0.5') == fractions.Fraction(1, 2)\n"
+)
 
 
 def neighbour(attack: str) -> str:
@@ -58,8 +77,10 @@ def listener():
 def _neighbour_sources(reference_source: str) -> dict[str, str]:
     sources = synthetic.class_sources(CONTENT)
     sources["honest_stdlib"] = STDLIB_PRELUDE + reference_source
-    return {neighbour(a): sources[NEIGHBOUR_KINDS[i % len(NEIGHBOUR_KINDS)]]
-            for i, a in enumerate(sorted(FILE_ATTACKS + LINK_ATTACKS))}
+    return {
+        neighbour(a): sources[NEIGHBOUR_KINDS[i % len(NEIGHBOUR_KINDS)]]
+        for i, a in enumerate(sorted(FILE_ATTACKS + LINK_ATTACKS))
+    }
 
 
 def _write_link_attacks(subs: Path, course, assignment) -> None:
@@ -72,8 +93,12 @@ def _write_link_attacks(subs: Path, course, assignment) -> None:
     (subs / "device_as_code").mkdir()
     os.mknod(subs / "device_as_code" / "attention.py", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
     (subs / "answers_link_to_quiz_master").mkdir()
-    (subs / "answers_link_to_quiz_master" / "attention.py").write_text((ROOT / "exercises" / "attention" / "attention.py").read_text())
-    (subs / "answers_link_to_quiz_master" / "answers.yaml").symlink_to(course.path(assignment.quiz).resolve())
+    (subs / "answers_link_to_quiz_master" / "attention.py").write_text(
+        (ROOT / "exercises" / "attention" / "attention.py").read_text()
+    )
+    (subs / "answers_link_to_quiz_master" / "answers.yaml").symlink_to(
+        course.path(assignment.quiz).resolve()
+    )
 
 
 def _rows(out: Path) -> dict[str, list[str]]:
@@ -100,16 +125,27 @@ def batch(tmp_path_factory, course, assignment, listener, reference_source):
             (root / student / "attention.py").write_text(source)
     shadow = subs / "conftest_and_numpy"
     shadow.mkdir()
-    (shadow / "attention.py").write_text((ROOT / "exercises" / "attention" / "attention.py").read_text())
+    (shadow / "attention.py").write_text(
+        (ROOT / "exercises" / "attention" / "attention.py").read_text()
+    )
     (shadow / "conftest.py").write_text(
         "import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
-        "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")
+        "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+    )
     (shadow / "numpy.py").write_text("def allclose(*a, **k):\n    return True\n")
-    fast = dataclasses.replace(course, limits=dataclasses.replace(
-        course.limits, call_timeout_s=1.0, import_timeout_s=2.0, memory_mb=256, cpu_s=5))
+    fast = dataclasses.replace(
+        course,
+        limits=dataclasses.replace(
+            course.limits, call_timeout_s=1.0, import_timeout_s=2.0, memory_mb=256, cpu_s=5
+        ),
+    )
     started, keys = time.time(), kernel_keys()
-    alone = grade(fast, honest, assignment="attention", out=tmp / "alone", jobs=1, progress=False, pages=False)
-    summary = grade(fast, subs, assignment="attention", out=out, jobs=1, progress=False, pages=False)
+    alone = grade(
+        fast, honest, assignment="attention", out=tmp / "alone", jobs=1, progress=False, pages=False
+    )
+    summary = grade(
+        fast, subs, assignment="attention", out=out, jobs=1, progress=False, pages=False
+    )
     assert alone.errors == []
     return out, summary, _rows(tmp / "alone"), _rows(out), (started, keys)
 
@@ -131,8 +167,11 @@ def test_the_honest_student_after_each_attack_keeps_their_solo_row(batch, attack
 def test_neighbours_are_honest_and_the_stdlib_ones_score_full_marks(batch):
     _, _, alone, _, _ = batch
     totals = {s: float(row[-2]) for s, row in alone.items() if s != "student"}
-    stdlib = [neighbour(a) for i, a in enumerate(sorted(FILE_ATTACKS + LINK_ATTACKS))
-              if NEIGHBOUR_KINDS[i % len(NEIGHBOUR_KINDS)] == "honest_stdlib"]
+    stdlib = [
+        neighbour(a)
+        for i, a in enumerate(sorted(FILE_ATTACKS + LINK_ATTACKS))
+        if NEIGHBOUR_KINDS[i % len(NEIGHBOUR_KINDS)] == "honest_stdlib"
+    ]
     assert stdlib and all(totals[s] == 100 for s in stdlib)
     assert {row[-1] for s, row in alone.items() if s != "student"} == {"graded"}
 
@@ -152,11 +191,17 @@ def test_nothing_of_the_run_is_left(batch):
     assert leftovers(since=batch[4][0], keys_before=batch[4][1]) == []
 
 
-@pytest.mark.parametrize("attack, line", [
-    ("link_to_reference", "attention.py is a symbolic link, not a regular file; only regular files are read"),
-    ("fifo_as_code", "attention.py is a FIFO, not a regular file"),
-    ("device_as_code", "attention.py is a device, not a regular file"),
-])
+@pytest.mark.parametrize(
+    "attack, line",
+    [
+        (
+            "link_to_reference",
+            "attention.py is a symbolic link, not a regular file; only regular files are read",
+        ),
+        ("fifo_as_code", "attention.py is a FIFO, not a regular file"),
+        ("device_as_code", "attention.py is a device, not a regular file"),
+    ],
+)
 def test_links_fifos_and_devices_are_refused_with_one_line(batch, attack, line):
     r = result(batch, attack)
     assert r.status.startswith("ungradable") and line in r.status and "\n" not in r.status
@@ -179,8 +224,16 @@ def test_a_malformed_frame_at_import_is_the_submissions_invalid_load(batch, atta
     assert r.status.startswith("ungradable") and "malformed" in r.status
 
 
-@pytest.mark.parametrize("attack", ["wire_huge_int", "wire_wrong_types", "wire_payload_lies", "wire_nan_tokens",
-                                    "wire_forked_flood"])
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "wire_huge_int",
+        "wire_wrong_types",
+        "wire_payload_lies",
+        "wire_nan_tokens",
+        "wire_forked_flood",
+    ],
+)
 def test_malformed_replies_cost_the_part_with_a_reason(batch, attack):
     r = result(batch, attack)
     assert "the worker sent a malformed reply" in " ".join(t.output for t in r.tests)
@@ -194,7 +247,9 @@ def test_floods_and_stalls_time_out_at_the_call_limit(batch, attack):
 
 def test_ipc_objects_of_one_submission_are_gone_for_the_next(batch):
     r = result(batch, "ipc_sysv_reader")
-    assert "found nothing left by others" in " ".join(t.output for t in r.tests if t.part == "softmax")
+    assert "found nothing left by others" in " ".join(
+        t.output for t in r.tests if t.part == "softmax"
+    )
 
 
 def test_kernel_keys_cannot_be_added_or_found(batch):
@@ -203,7 +258,9 @@ def test_kernel_keys_cannot_be_added_or_found(batch):
 
 
 def test_namespaces_cannot_be_left_by_unshare_clone_or_setns(batch):
-    text = " ".join(t.output for t in result(batch, "namespace_escape").tests if t.part == "softmax")
+    text = " ".join(
+        t.output for t in result(batch, "namespace_escape").tests if t.part == "softmax"
+    )
     assert ("escapes gave " + " ".join(["-1"] * 16)) in text, text
 
 
@@ -221,7 +278,9 @@ def test_imports_outside_the_course_get_one_line(batch):
 
 def test_the_honest_student_keeps_full_marks(batch):
     r = result(batch, neighbour("always_equal_subclass"))
-    assert r.total == 100 and r.part_score("quiz") == 0  # every code part; no answers.yaml was handed in
+    assert (
+        r.total == 100 and r.part_score("quiz") == 0
+    )  # every code part; no answers.yaml was handed in
 
 
 def test_searching_the_disk_finds_neither_reference_nor_suites(batch):
@@ -263,13 +322,18 @@ def test_a_worker_dying_mid_batch_costs_only_the_parts_whose_calls_killed_it(bat
     assert 0 < r.part_score("softmax") < r.part_max("softmax")  # its first two calls were right
     assert any("softmax() ended (killed by signal SIGSEGV)" in t.output for t in softmax), outputs
     assert outcomes(r, "attend") == {"exited"}
-    assert "attend() ended (exit code 3)" in " ".join(t.output for t in r.tests if t.part == "attend")
+    assert "attend() ended (exit code 3)" in " ".join(
+        t.output for t in r.tests if t.part == "attend"
+    )
 
 
 def _kernel_seals_mappings() -> bool:
     import ctypes  # noqa: PLC0415
+
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall(462, ctypes.c_void_p(1), ctypes.c_size_t(1), ctypes.c_ulong(0))  # mseal, misaligned on purpose
+    libc.syscall(
+        462, ctypes.c_void_p(1), ctypes.c_size_t(1), ctypes.c_ulong(0)
+    )  # mseal, misaligned on purpose
     return ctypes.get_errno() != 38  # ENOSYS: no mseal before Linux 6.10
 
 
@@ -284,7 +348,9 @@ def test_inputs_changed_in_place_are_seen_by_the_grader_whatever_the_worker_says
     r = result(batch, attack)
     softmax = [t for t in r.tests if t.part == "softmax"]
     unchanged = [t for t in softmax if "left unchanged" in t.name]
-    assert unchanged and all(t.outcome == "failed" for t in unchanged), [(t.name, t.output) for t in softmax]
+    assert unchanged and all(t.outcome == "failed" for t in unchanged), [
+        (t.name, t.output) for t in softmax
+    ]
     assert all(t.outcome == "passed" for t in softmax if t not in unchanged)
     for part in ("project", "score", "aggregate", "attend"):
         assert r.part_score(part) == r.part_max(part), part
@@ -324,7 +390,9 @@ def test_20mb_of_output_is_capped_and_grading_goes_on(batch, course):
 
 def test_a_broken_file_is_ungradable_with_a_reason(batch):
     r = result(batch, "syntax_error")
-    assert r.total == 0 and r.status.startswith("ungradable") and "syntax error on line 4" in r.status
+    assert (
+        r.total == 0 and r.status.startswith("ungradable") and "syntax error on line 4" in r.status
+    )
     assert outcomes(r, "softmax") == {"ungradable"}
 
 
@@ -336,12 +404,17 @@ def test_a_module_the_course_does_not_allow_fails_where_it_is_used_with_one_line
     assert r.total == 0 and r.status == "graded"
     assert outcomes(r, "softmax") == {"raised"}
     assert all(line in t.output for t in r.tests if t.part == "softmax")
-    assert f"{line}: loaded without it (line 2 in <module>: from attention_helpers import tricks" in r.output
+    assert (
+        f"{line}: loaded without it (line 2 in <module>: from attention_helpers import tricks"
+        in r.output
+    )
 
 
 def test_hostile_batch_completes_with_every_student_in_the_gradebook(batch):
     out, summary, _, mixed, _ = batch
-    expected = len(FILE_ATTACKS) + len(LINK_ATTACKS) - 1 + 1  # the linked folder is skipped; conftest_and_numpy
+    expected = (
+        len(FILE_ATTACKS) + len(LINK_ATTACKS) - 1 + 1
+    )  # the linked folder is skipped; conftest_and_numpy
     assert len(mixed) - 1 == expected + len(FILE_ATTACKS) + len(LINK_ATTACKS)
     assert summary.errors == []
 

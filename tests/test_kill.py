@@ -1,4 +1,5 @@
 """SIGKILL of `qkv grade` mid-run: 5 s later, nothing it started is left (processes, folders, IPC, keys)."""
+
 import os
 import signal
 import subprocess
@@ -58,10 +59,25 @@ def test_sigkill_of_qkv_grade_leaves_nothing_running_5_s_later(tmp_path):
         (subs / f"s{i}").mkdir(parents=True)
         (subs / f"s{i}" / "attention.py").write_text(STUBBORN)
     started, keys = time.time(), kernel_keys()
-    proc = subprocess.Popen([sys.executable, "-m", "qkv.cli", "grade", str(subs), "--out", str(tmp_path / "out"),
-                             "--jobs", "2", "--quiet", "--course", str(ROOT / "course.yaml")],
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "qkv.cli",
+            "grade",
+            str(subs),
+            "--out",
+            str(tmp_path / "out"),
+            "--jobs",
+            "2",
+            "--quiet",
+            "--course",
+            str(ROOT / "course.yaml"),
+        ],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     seen: dict[int, str] = {}
     for _ in range(600):  # until the sandboxes hold submissions' processes (their daemons included)
         seen.update(_descendants(proc.pid))
@@ -74,5 +90,7 @@ def test_sigkill_of_qkv_grade_leaves_nothing_running_5_s_later(tmp_path):
     proc.wait()
     time.sleep(5)
     survivors = [pid for pid, when in seen.items() if _alive(pid, when)]
-    assert survivors == [], [Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in survivors if _alive(p, seen[p])]
+    assert survivors == [], [
+        Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p in survivors if _alive(p, seen[p])
+    ]
     assert leftovers(since=started, keys_before=keys) == []

@@ -1,4 +1,5 @@
 """A grading process killed from outside ends the run with one line, and a rerun completes it."""
+
 import os
 import signal
 import subprocess
@@ -17,7 +18,10 @@ def _children(pid: int) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+            if (
+                proc.name.isdigit()
+                and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid
+            ):
                 found.append(int(proc.name))
         except (OSError, ValueError):
             continue
@@ -25,9 +29,26 @@ def _children(pid: int) -> list[int]:
 
 
 def _grade(subs: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "qkv.cli", "grade", str(subs), "--out", str(out), "--jobs", "2",
-                             "--quiet", "--course", str(ROOT / "course.yaml")], env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "qkv.cli",
+            "grade",
+            str(subs),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--quiet",
+            "--course",
+            str(ROOT / "course.yaml"),
+        ],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_a_killed_grading_process_is_one_line_and_a_rerun_completes_the_batch(tmp_path):
@@ -37,7 +58,9 @@ def test_a_killed_grading_process_is_one_line_and_a_rerun_completes_the_batch(tm
     proc = _grade(subs, out)
     workers = []
     for _ in range(300):  # until the grading processes are forked and results come in
-        workers = [p for p in _children(proc.pid) if b"qkv.cli" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        workers = [
+            p for p in _children(proc.pid) if b"qkv.cli" in Path(f"/proc/{p}/cmdline").read_bytes()
+        ]
         if workers and (out / "results").is_dir() and any((out / "results").iterdir()):
             break
         time.sleep(0.05)

@@ -1,10 +1,11 @@
 """`qkv validate --mutants`: mutants of the reference's syntax tree, equivalent ones set aside, the
 rest graded in the sandbox; the suites must catch at least 95 % of them."""
+
 import ast
 
+from course_content import CONTENT, COURSE
 from qkv.cli import main
 from qkv.validate import mutants
-from course_content import CONTENT, COURSE
 
 SOURCE = '''import numpy as np
 
@@ -34,19 +35,39 @@ def test_the_attention_reference_gives_over_a_hundred_mutants_of_every_kind():
 def test_a_mutant_that_returns_what_the_reference_returns_is_equivalent():
     class Content:  # only what equivalent() asks of an assignment
         functions = ("scale",)
+
     import numpy as np
+
     from qkv.content.reference import module_from_source
+
     reference = module_from_source(SOURCE, "ref")
     inputs = {"scale": [(np.array([[1.0, -2.0]]), np.array([[3.0, 4.0]]))]}
     by_change = {m.change: m for m in mutants.generate(SOURCE, ("scale",))}
-    same = by_change["`0` -> `-0`"] if "`0` -> `-0`" in by_change else by_change["`0 * y.sum(axis=-1)` -> `0`"]
+    same = (
+        by_change["`0` -> `-0`"]
+        if "`0` -> `-0`" in by_change
+        else by_change["`0 * y.sum(axis=-1)` -> `0`"]
+    )
     assert mutants.equivalent(Content, reference, same, inputs, COURSE.tolerance)
-    assert not mutants.equivalent(Content, reference, by_change["`x * w` -> `x / w`"], inputs, COURSE.tolerance)
+    assert not mutants.equivalent(
+        Content, reference, by_change["`x * w` -> `x / w`"], inputs, COURSE.tolerance
+    )
     assert all(m.line >= 6 for m in by_change.values())  # never the docstring
 
 
 def test_validate_mutants_catches_at_least_95_percent_of_over_100(capsys, course):
-    code = main(["validate", "--mutants", "--course", str(course.root), "--assignment", "attention", "--jobs", "2"])
+    code = main(
+        [
+            "validate",
+            "--mutants",
+            "--course",
+            str(course.root),
+            "--assignment",
+            "attention",
+            "--jobs",
+            "2",
+        ]
+    )
     lines = capsys.readouterr().out.strip().splitlines()
     assert code == 0
     last = lines[-1].split()

@@ -1,5 +1,6 @@
 """Adding an assignment is adding content: a tiny one (one function, one suite, one mistake) in a
 temporary course is released, checked, graded and validated with no engine change."""
+
 import csv
 
 import pytest
@@ -67,7 +68,7 @@ def public_cases(reference, worked):
     return {"double": [("the worked example", (worked.x,))]}
 '''
 
-SUITE = '''\
+SUITE = """\
 import pytest
 
 pytestmark = pytest.mark.part("double")
@@ -80,7 +81,7 @@ def test_the_worked_example(expect, fx):
 def test_random_vectors(expect, rng, n_cases):
     for _ in range(n_cases):
         expect.same("double", rng.normal(size=int(rng.integers(2, 9))))
-'''
+"""
 
 
 @pytest.fixture
@@ -107,13 +108,20 @@ def test_release_writes_the_stub_and_the_public_checks(tiny, capsys):
     release = tiny / "exercises" / "doubling"
     stub = (release / "doubling.py").read_text()
     assert "raise NotImplementedError()" in stub and "2.0 * x" not in stub
-    assert {"public_checks.py", "compare.py", "public_cases.json", "test_doubling.py", "README.md"} <= \
-        {p.name for p in release.iterdir()}
+    assert {
+        "public_checks.py",
+        "compare.py",
+        "public_cases.json",
+        "test_doubling.py",
+        "README.md",
+    } <= {p.name for p in release.iterdir()}
     assert "test_double.py" not in {p.name for p in release.rglob("*")}
 
 
 def test_check_passes_the_reference_and_names_the_mistake(tiny, tmp_path, capsys):
-    code, out, _ = run(capsys, "check", str(tiny / "solutions" / "doubling" / "doubling.py"), "--course", str(tiny))
+    code, out, _ = run(
+        capsys, "check", str(tiny / "solutions" / "doubling" / "doubling.py"), "--course", str(tiny)
+    )
     assert code == 0 and "PASS  double" in out and "1 of 1 functions pass" in out
     wrong = tmp_path / "mine" / "doubling.py"
     wrong.parent.mkdir()
@@ -127,11 +135,29 @@ def test_grade_gives_the_reference_full_marks_and_the_mistake_none(tiny, tmp_pat
     for student, body in (("ada", "return 2.0 * x"), ("bob", "return x * x")):
         (subs / student).mkdir(parents=True)
         (subs / student / "doubling.py").write_text(REFERENCE.replace("return 2.0 * x", body))
-    code, _, err = run(capsys, "grade", str(subs), "--out", str(tmp_path / "out"), "--course", str(tiny),
-                       "--jobs", "1", "--quiet")
+    code, _, err = run(
+        capsys,
+        "grade",
+        str(subs),
+        "--out",
+        str(tmp_path / "out"),
+        "--course",
+        str(tiny),
+        "--jobs",
+        "1",
+        "--quiet",
+    )
     assert code == 0, err
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "out" / "gradebook.csv").open())}
-    assert list(next(iter(rows.values()))) == ["student", "double", "total", "submitted_at", "credit", "final", "status"]
+    assert list(next(iter(rows.values()))) == [
+        "student",
+        "double",
+        "total",
+        "submitted_at",
+        "credit",
+        "final",
+        "status",
+    ]
     assert rows["ada"]["double"] == "10" and rows["bob"]["double"] == "0"
     page = (tmp_path / "out" / "feedback" / "bob.html").read_text()
     assert "x * x squares each entry" in page
@@ -153,7 +179,9 @@ def test_a_part_naming_a_function_the_content_lacks_is_one_line(tiny, capsys):
     text = (tiny / "course.yaml").read_text().replace("function: double", "function: dubble")
     (tiny / "course.yaml").write_text(text)
     code, _, err = run(capsys, "fixture", "--course", str(tiny))
-    assert code == 2 and "part function 'dubble' is not one of double (did you mean 'double'?)" in err
+    assert (
+        code == 2 and "part function 'dubble' is not one of double (did you mean 'double'?)" in err
+    )
     assert err.count("\n") == 1
 
 
@@ -161,5 +189,3 @@ def test_an_assignment_folder_without_content_py_is_one_line(tiny, capsys):
     (tiny / "solutions" / "doubling" / "content.py").unlink()
     code, _, err = run(capsys, "fixture", "--course", str(tiny))
     assert code == 2 and "content.py: not found" in err and err.count("\n") == 1
-
-

@@ -1,4 +1,5 @@
 """A student's own modules beside the code: which are sent to the worker, and that they are graded."""
+
 import csv
 import json
 import os
@@ -7,24 +8,34 @@ import pytest
 
 import week_class
 from qkv.errors import QkvError
-from qkv.intake import own_modules as om
 from qkv.grade.batch import grade
+from qkv.intake import own_modules as om
 from qkv.intake.files import read_limited
 from qkv.intake.submissions import code_files
 
-HELPER = ("import numpy as np\n\n\ndef stable_softmax(S):\n    E = np.exp(S - S.max(axis=-1, keepdims=True))\n"
-          "    return E / E.sum(axis=-1, keepdims=True)\n")
-USES_HELPER = "\nfrom helpers import stable_softmax\n\n\ndef softmax(S):\n    return stable_softmax(S)\n"
+HELPER = (
+    "import numpy as np\n\n\ndef stable_softmax(S):\n    E = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+    "    return E / E.sum(axis=-1, keepdims=True)\n"
+)
+USES_HELPER = (
+    "\nfrom helpers import stable_softmax\n\n\ndef softmax(S):\n    return stable_softmax(S)\n"
+)
 
 
-@pytest.mark.parametrize("source, names", [
-    (b"import numpy as np, helpers\n", ["numpy", "helpers"]),
-    (b"from helpers import f\nfrom pkg.sub import g\n", ["helpers", "pkg"]),
-    (b"def f():\n    import inner\n", ["inner"]),
-    (b'{"source": ["import numpy as np\\n", "from helpers import f\\n"]}', ["numpy", "helpers"]),
-    (b'{"source": "x = 1\\nfrom helpers import f\\nimport a,b"}', ["helpers", "a", "b"]),
-    (b"x = 1\n", []),
-])
+@pytest.mark.parametrize(
+    "source, names",
+    [
+        (b"import numpy as np, helpers\n", ["numpy", "helpers"]),
+        (b"from helpers import f\nfrom pkg.sub import g\n", ["helpers", "pkg"]),
+        (b"def f():\n    import inner\n", ["inner"]),
+        (
+            b'{"source": ["import numpy as np\\n", "from helpers import f\\n"]}',
+            ["numpy", "helpers"],
+        ),
+        (b'{"source": "x = 1\\nfrom helpers import f\\nimport a,b"}', ["helpers", "a", "b"]),
+        (b"x = 1\n", []),
+    ],
+)
 def test_imported_names_are_read_from_files_and_notebook_json(source, names):
     assert [n for n in om.imported_names(source) if n in names] == names
 
@@ -34,9 +45,15 @@ def _own(folder, code: bytes, limit: int = 10_000):
 
 
 def test_only_imported_files_are_taken_and_what_they_import_in_turn(tmp_path):
-    for name, text in {"helpers.py": "import more\n", "more.py": "X = 1\n", "unused.py": "Y = 2\n",
-                       "statistics.py": "Z = 3\n", "test_helpers.py": "", "public_checks.py": "",
-                       "attention.py": ""}.items():
+    for name, text in {
+        "helpers.py": "import more\n",
+        "more.py": "X = 1\n",
+        "unused.py": "Y = 2\n",
+        "statistics.py": "Z = 3\n",
+        "test_helpers.py": "",
+        "public_checks.py": "",
+        "attention.py": "",
+    }.items():
         (tmp_path / name).write_text(text)
     code = b"import helpers, statistics, public_checks, test_helpers, attention, absent\n"
     assert _own(tmp_path, code) == {"helpers.py": b"import more\n", "more.py": b"X = 1\n"}
@@ -60,8 +77,15 @@ def _class(tmp_path, helper_softmax: str):
 
 
 def _grade(course_file, subs, out):
-    summary = grade(week_class.load_course(course_file), subs, assignment="attention", out=out, jobs=1,
-                    progress=False, pages=False)
+    summary = grade(
+        week_class.load_course(course_file),
+        subs,
+        assignment="attention",
+        out=out,
+        jobs=1,
+        progress=False,
+        pages=False,
+    )
     return summary, {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
 
 
@@ -81,20 +105,37 @@ def test_a_helpers_error_is_the_students_with_its_file_named(tmp_path):
     _, rows = _grade(course_file, subs, out)
     assert rows["bob"]["softmax"] == "0"
     tests = json.loads((out / "results" / "bob.json").read_text())["tests"]
-    assert any("'numpy.ndarray' object has no attribute 'summ'" in t.get("output", "") for t in tests)
+    assert any(
+        "'numpy.ndarray' object has no attribute 'summ'" in t.get("output", "") for t in tests
+    )
 
 
-@pytest.mark.parametrize("source", [USES_HELPER] + [f"%run {name}\n\ndef softmax(S):\n    return stable_softmax(S)\n"
-                                                    for name in ("helpers.py", "./helpers.py", ".\\helpers.py")])
+@pytest.mark.parametrize(
+    "source",
+    [USES_HELPER]
+    + [
+        f"%run {name}\n\ndef softmax(S):\n    return stable_softmax(S)\n"
+        for name in ("helpers.py", "./helpers.py", ".\\helpers.py")
+    ],
+)
 def test_a_notebook_sends_the_modules_its_code_imports(tmp_path, source):
     (tmp_path / "helpers.py").write_text(HELPER)
-    cell = {"cell_type": "code", "metadata": {"nbgrader": {"solution": True, "grade_id": "softmax"}},
-            "source": source, "outputs": [], "execution_count": None}
+    cell = {
+        "cell_type": "code",
+        "metadata": {"nbgrader": {"solution": True, "grade_id": "softmax"}},
+        "source": source,
+        "outputs": [],
+        "execution_count": None,
+    }
     nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (tmp_path / "attention.ipynb").write_text(json.dumps(nb))
     limits = week_class.load_course(week_class.write_course(tmp_path / "course")).limits
-    files = code_files(tmp_path / "attention.ipynb", entry="attention.py", functions=("softmax",), limits=limits)
-    assert files["helpers.py"] == HELPER.encode() and b"from helpers import" in files["attention.py"]
+    files = code_files(
+        tmp_path / "attention.ipynb", entry="attention.py", functions=("softmax",), limits=limits
+    )
+    assert (
+        files["helpers.py"] == HELPER.encode() and b"from helpers import" in files["attention.py"]
+    )
 
 
 def test_a_file_of_a_million_imports_costs_a_bounded_look(tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
 """Feedback pages, the class report and the terminal summary, built from results written by hand."""
+
 from __future__ import annotations
 
 import base64
@@ -9,16 +10,13 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
-from qkv.reports import outputs
-from qkv.reports import feedback
-from course_content import fixture
-from qkv.reports import heatmap
-from course_content import CATALOGUE
-from qkv.reports import class_report as report
-from qkv.results import records as results
-from qkv.reports.pages import feedback_href
-from qkv.results.records import StudentResult
+from course_content import CATALOGUE, fixture
 from qkv.errors import QkvError
+from qkv.reports import class_report as report
+from qkv.reports import feedback, heatmap, outputs
+from qkv.reports.pages import feedback_href
+from qkv.results import records as results
+from qkv.results.records import StudentResult
 from sample_class import MARKUP_ID, MARKUP_TEXT, RUN, build, write_class
 
 
@@ -54,12 +52,16 @@ def page_text(out, student: str) -> str:
 
 
 def tally_of(out, assignment):
-    return report.Tally.of(assignment, report.load(out, [p.stem for p in (out / "results").glob("*.json")]))
+    return report.Tally.of(
+        assignment, report.load(out, [p.stem for p in (out / "results").glob("*.json")])
+    )
 
 
 def test_write_pages_writes_one_feedback_page_per_student_and_the_report(graded):
     out, students = graded
-    assert sorted(p.name for p in (out / "feedback").iterdir()) == sorted(f"{s}.html" for s in students)
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == sorted(
+        f"{s}.html" for s in students
+    )
     assert (out / "report.html").is_file()
 
 
@@ -80,8 +82,12 @@ def test_pages_are_self_contained_without_scripts_or_outside_urls(graded):
         tags = Tags(path.read_text(encoding="utf-8"))
         names = {t for t, _ in tags.tags}
         assert not names & {"script", "link", "iframe", "object", "embed"}, path.name
-        assert all(src.startswith("data:image/svg+xml;base64,") for src in tags.attr("img", "src")), path.name
-        assert not [h for h in tags.attr("a", "href") if "://" in h or h.startswith("//")], path.name
+        assert all(
+            src.startswith("data:image/svg+xml;base64,") for src in tags.attr("img", "src")
+        ), path.name
+        assert not [h for h in tags.attr("a", "href") if "://" in h or h.startswith("//")], (
+            path.name
+        )
 
 
 def test_every_embedded_image_is_an_svg_that_parses_without_scripts_or_links(graded):
@@ -91,7 +97,11 @@ def test_every_embedded_image_is_an_svg_that_parses_without_scripts_or_links(gra
             svg = ElementTree.fromstring(base64.b64decode(src.split(",", 1)[1]))
             assert svg.tag == "{http://www.w3.org/2000/svg}svg"
             assert int(svg.get("width")) > 100 and int(svg.get("height")) > 100
-            assert not [e for e in svg.iter() if e.tag.split("}")[-1] in ("script", "a", "image", "foreignObject")]
+            assert not [
+                e
+                for e in svg.iter()
+                if e.tag.split("}")[-1] in ("script", "a", "image", "foreignObject")
+            ]
 
 
 def test_untrusted_ids_messages_and_output_are_escaped(graded):
@@ -108,7 +118,9 @@ def test_feedback_shows_the_students_heatmap_beside_the_reference(graded):
     out, _ = graded
     tags = Tags(page_text(out, "bob"))
     assert [a["alt"] for t, a in tags.tags if t == "img"] == [
-        "Your attention matrix for 'two plus three'", "The reference attention matrix for 'two plus three'"]
+        "Your attention matrix for 'two plus three'",
+        "The reference attention matrix for 'two plus three'",
+    ]
     assert "9 of 9 cells (framed in red) differ from the reference." in "".join(tags.text)
     assert "It matches the reference." in page_text(out, "alice")
 
@@ -122,12 +134,15 @@ def test_feedback_says_why_there_is_no_heatmap(graded):
 def test_student_and_reference_heatmaps_are_different_images(ref):
     fx = fixture.build(ref)
     wrong = CATALOGUE.by_id("softmax_axis0").function(ref, CATALOGUE.functions)(fx.S)
-    assert heatmap.matrix_svg(wrong, fx.tokens, fx.tokens, title="Yours") != \
-        heatmap.matrix_svg(fx.A, fx.tokens, fx.tokens, title="Yours")
+    assert heatmap.matrix_svg(wrong, fx.tokens, fx.tokens, title="Yours") != heatmap.matrix_svg(
+        fx.A, fx.tokens, fx.tokens, title="Yours"
+    )
 
 
 def test_heatmap_draws_nan_and_inf_cells_without_failing(ref):
-    svg = heatmap.matrix_svg([[np.nan, 1, 0], [0.2, 0.3, 0.5], [np.inf, 0, 0]], "abc", "abc", title="x")
+    svg = heatmap.matrix_svg(
+        [[np.nan, 1, 0], [0.2, 0.3, 0.5], [np.inf, 0, 0]], "abc", "abc", title="x"
+    )
     text = "".join(ElementTree.fromstring(svg).itertext())
     assert "nan" in text and "inf" in text and "1.00" in text
 
@@ -169,8 +184,10 @@ def test_report_counts_misconceptions_by_student_with_message_and_links(graded, 
 
 def test_report_lists_timeouts_and_ungradable_submissions(graded, assignment):
     out, _ = graded
-    assert tally_of(out, assignment).problems == [("carol", "syntax error on line 3"),
-                                                    ("dave", "timed out (softmax, attend)")]
+    assert tally_of(out, assignment).problems == [
+        ("carol", "syntax error on line 3"),
+        ("dave", "timed out (softmax, attend)"),
+    ]
 
 
 def test_report_links_every_feedback_page_with_odd_ids_quoted(graded):
@@ -183,21 +200,34 @@ def test_report_links_every_feedback_page_with_odd_ids_quoted(graded):
 def test_report_shows_the_run_metadata(graded):
     out, _ = graded
     text = "".join(Tags((out / "report.html").read_text(encoding="utf-8")).text)
-    for shown in (RUN["isolation"], "numpy 1.26.4", "qkv-kit 0.1.0", "20261129", "12.3 s", RUN["skipped"][0]):
+    for shown in (
+        RUN["isolation"],
+        "numpy 1.26.4",
+        "qkv-kit 0.1.0",
+        "20261129",
+        "12.3 s",
+        RUN["skipped"][0],
+    ):
         assert shown in text
 
 
 def test_report_without_run_json_says_so(tmp_path, course, assignment, ref):
     students = write_class(tmp_path, assignment, ref, run=None)
     outputs.write(course, assignment, tmp_path, students)
-    assert "No run.json was written for this run." in (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "No run.json was written for this run." in (tmp_path / "report.html").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_part_statistics_are_mean_over_max_and_share_with_full_marks(graded, assignment):
     out, _ = graded
     stats = {s.column: s for s in tally_of(out, assignment).column_stats()}
     # softmax: alice 20, bob 5, carol 0, dave 15, mallory 20
-    assert (stats["softmax"].max, stats["softmax"].mean, stats["softmax"].full_marks) == (20, 12, 0.4)
+    assert (stats["softmax"].max, stats["softmax"].mean, stats["softmax"].full_marks) == (
+        20,
+        12,
+        0.4,
+    )
     assert (stats["quiz"].max, stats["quiz"].mean, stats["quiz"].full_marks) == (20, 6, 0.2)
     assert (stats["total"].max, stats["total"].mean, stats["total"].full_marks) == (120, 74, 0.2)
 
@@ -211,7 +241,10 @@ def test_terminal_summary_shows_pass_rates_and_top_misconceptions(graded, course
     assert ["softmax", "12.00", "/", "20", "40", "%"] in words
     assert ["total", "74.00", "/", "120", "20", "%"] in words
     assert "    1  softmax_axis0 (softmax)" in lines
-    assert "  carol: syntax error on line 3" in lines and "  dave: timed out (softmax, attend)" in lines
+    assert (
+        "  carol: syntax error on line 3" in lines
+        and "  dave: timed out (softmax, attend)" in lines
+    )
 
 
 def test_a_missing_result_is_one_clear_error(tmp_path, course, assignment, ref):
@@ -222,25 +255,36 @@ def test_a_missing_result_is_one_clear_error(tmp_path, course, assignment, ref):
 
 def test_a_corrupt_result_is_one_clear_error(tmp_path, course, assignment, ref):
     students = write_class(tmp_path, assignment, ref)
-    (tmp_path / "results" / "bob.json").write_text("{\"score\": 1", encoding="utf-8")
+    (tmp_path / "results" / "bob.json").write_text('{"score": 1', encoding="utf-8")
     with pytest.raises(QkvError, match=r"results/bob\.json: not a readable result"):
         report.terminal_summary(course, assignment, tmp_path, students)
 
 
-def test_feedback_render_needs_only_a_result_and_the_assignments_section(course, assignment, ref, content):
+def test_feedback_render_needs_only_a_result_and_the_assignments_section(
+    course, assignment, ref, content
+):
     alice = build(assignment, ref)[0]
-    text = feedback.render(course, assignment, alice, content.feedback_section(alice.recorded, course.tolerance))
-    assert text.startswith("<!DOCTYPE html>") and "Feedback for alice" in text and "Total: 120 / 120" in text
-
+    text = feedback.render(
+        course, assignment, alice, content.feedback_section(alice.recorded, course.tolerance)
+    )
+    assert (
+        text.startswith("<!DOCTYPE html>")
+        and "Feedback for alice" in text
+        and "Total: 120 / 120" in text
+    )
 
 
 def test_an_empty_class_still_gets_a_report_and_a_summary(tmp_path, course, assignment):
     outputs.write(course, assignment, tmp_path, [])
     assert "0 students" in (tmp_path / "report.html").read_text(encoding="utf-8")
-    assert report.terminal_summary(course, assignment, tmp_path, []).startswith("attention: 0 students")
+    assert report.terminal_summary(course, assignment, tmp_path, []).startswith(
+        "attention: 0 students"
+    )
 
 
-def test_terminal_summary_shows_control_characters_instead_of_obeying_them(tmp_path, course, assignment):
+def test_terminal_summary_shows_control_characters_instead_of_obeying_them(
+    tmp_path, course, assignment
+):
     results.write(StudentResult("eve", (), ("project",), status="bad file\x1b[2J"), tmp_path)
     text = report.terminal_summary(course, assignment, tmp_path, ["eve"])
     assert "\x1b" not in text and "eve: bad file\\x1b[2J" in text
@@ -248,9 +292,12 @@ def test_terminal_summary_shows_control_characters_instead_of_obeying_them(tmp_p
 
 def test_checks_with_hidden_visibility_are_counted_but_not_shown(course, assignment, ref):
     import dataclasses
+
     alice = build(assignment, ref)[0]
     secret = dataclasses.replace(alice.tests[0], name="project: secret check", visibility="hidden")
-    page = feedback.render(course, assignment, dataclasses.replace(alice, tests=(secret, *alice.tests[1:])), None)
+    page = feedback.render(
+        course, assignment, dataclasses.replace(alice, tests=(secret, *alice.tests[1:])), None
+    )
     assert "secret check" not in page
     assert "1 more check is hidden by your course." in page
     assert alice.tests[1].name in page

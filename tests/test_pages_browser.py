@@ -4,6 +4,7 @@ Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe
 fd 3, replies out on fd 4, NUL-separated JSON), so no port is opened and nothing else is needed.
 Skipped only when Chromium is missing and QKV_REQUIRE_BROWSER is unset; CI sets it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -23,17 +24,28 @@ import pytest
 from PIL import Image
 
 from qkv.reports import outputs
-from qkv.reports import class_report as report
 from sample_class import write_class
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
 if CHROMIUM is None and not os.environ.get("QKV_REQUIRE_BROWSER"):
-    pytest.skip("chromium is not installed (set QKV_REQUIRE_BROWSER=1 to make this a failure)",
-                allow_module_level=True)
+    pytest.skip(
+        "chromium is not installed (set QKV_REQUIRE_BROWSER=1 to make this a failure)",
+        allow_module_level=True,
+    )
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-quic", "--disable-dev-shm-usage",
-         "--remote-debugging-pipe", "--window-size=1200,900")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--disable-dev-shm-usage",
+    "--remote-debugging-pipe",
+    "--window-size=1200,900",
+)
 TIMEOUT_S = 30
 
 
@@ -46,7 +58,9 @@ class Chromium:
         self._res, from_child = os.pipe()
 
         def pipes_on_3_and_4():  # runs in the child, between fork and exec
-            a = fcntl.fcntl(to_child, fcntl.F_DUPFD, 10)  # out of the way first: the pair may sit on 3/4
+            a = fcntl.fcntl(
+                to_child, fcntl.F_DUPFD, 10
+            )  # out of the way first: the pair may sit on 3/4
             b = fcntl.fcntl(from_child, fcntl.F_DUPFD, 10)
             os.dup2(a, 3)
             os.dup2(b, 4)
@@ -54,9 +68,14 @@ class Chromium:
         # The two pipes above took the lowest free descriptors, so 3 and 4 are in use in this process
         # and subprocess's own error pipe cannot land there; pass_fds keeps 3 and 4 open in the child.
         self.log = open(profile.parent / "chromium.log", "wb")
-        self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                     stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
-                                     preexec_fn=pipes_on_3_and_4, pass_fds=(3, 4))
+        self.proc = subprocess.Popen(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=self.log,
+            preexec_fn=pipes_on_3_and_4,
+            pass_fds=(3, 4),
+        )
         os.close(to_child)
         os.close(from_child)
         self._buf = b""
@@ -128,16 +147,24 @@ IMAGES_JS = """Promise.all(Array.from(document.images, img =>
 
 def visit(browser: Chromium, path: Path) -> Visit:
     target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+        "sessionId"
+    ]
     for domain in ("Page", "Runtime", "Log", "Network"):
         browser.send(f"{domain}.enable", session=session)
     first = len(browser.events)
     browser.send("Page.navigate", {"url": path.as_uri()}, session=session)
     browser.wait_event("Page.loadEventFired", session, since=first)
-    images = browser.send("Runtime.evaluate", {"expression": IMAGES_JS, "awaitPromise": True,
-                                               "returnByValue": True}, session=session)["result"]["value"]
-    links = browser.send("Runtime.evaluate", {"expression": "Array.from(document.links, a => a.href)",
-                                              "returnByValue": True}, session=session)["result"]["value"]
+    images = browser.send(
+        "Runtime.evaluate",
+        {"expression": IMAGES_JS, "awaitPromise": True, "returnByValue": True},
+        session=session,
+    )["result"]["value"]
+    links = browser.send(
+        "Runtime.evaluate",
+        {"expression": "Array.from(document.links, a => a.href)", "returnByValue": True},
+        session=session,
+    )["result"]["value"]
     shot = browser.send("Page.captureScreenshot", {"format": "png"}, session=session)["data"]
     events = [e for e in browser.events[first:] if e.get("sessionId") == session]
     browser.send("Target.closeTarget", {"targetId": target})
@@ -146,12 +173,18 @@ def visit(browser: Chromium, path: Path) -> Visit:
         p = e["params"]
         if e["method"] == "Runtime.exceptionThrown":
             details = p["exceptionDetails"]
-            errors.append(details.get("exception", {}).get("description") or details.get("text", "exception"))
+            errors.append(
+                details.get("exception", {}).get("description") or details.get("text", "exception")
+            )
         elif e["method"] == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
-            errors.append(" ".join(str(a.get("value", a.get("description", ""))) for a in p["args"]))
+            errors.append(
+                " ".join(str(a.get("value", a.get("description", ""))) for a in p["args"])
+            )
         elif e["method"] == "Log.entryAdded" and p["entry"]["level"] == "error":
             errors.append(p["entry"]["text"])
-    requests = [e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"]
+    requests = [
+        e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"
+    ]
     return Visit(errors, requests, images, links, base64.b64decode(shot))
 
 
@@ -183,7 +216,10 @@ def test_every_image_decodes(visits):
     for name, v in visits.items():
         assert v.images, f"{name} has no images"
         for image in v.images:
-            assert image["complete"] and image["naturalWidth"] > 0 and image["decoded"], (name, image)
+            assert image["complete"] and image["naturalWidth"] > 0 and image["decoded"], (
+                name,
+                image,
+            )
 
 
 def test_feedback_pages_with_a_matrix_show_two_heatmaps_and_the_report_one_histogram(visits):

@@ -1,17 +1,28 @@
 """The suite plugin, tested the way pytest tests plugins: with pytester."""
+
 import pytest
 
 from qkv.course.config import parse_course
-from qkv.suites.runner import GradingContext, SuitePlugin
-from qkv.sandbox.host import Sandbox
 from qkv.intake.submissions import Submission
+from qkv.sandbox.host import Sandbox
+from qkv.suites.runner import GradingContext, SuitePlugin
 
 pytest_plugins = ["pytester"]
 
-COURSE = {"name": "t", "seed": 1, "assignments": [{"id": "a", "title": "t", "source": "ref.py", "parts": [
-    {"id": "softmax", "function": "softmax", "points": 10}]}]}
+COURSE = {
+    "name": "t",
+    "seed": 1,
+    "assignments": [
+        {
+            "id": "a",
+            "title": "t",
+            "source": "ref.py",
+            "parts": [{"id": "softmax", "function": "softmax", "points": 10}],
+        }
+    ],
+}
 
-SUITE = '''
+SUITE = """
 import numpy as np
 import pytest
 
@@ -25,7 +36,7 @@ def test_fixture(expect, fx):
 
 def test_random(expect, rng):
     expect.same("softmax", rng.normal(size=(2, 3)))
-'''
+"""
 
 
 @pytest.fixture
@@ -41,13 +52,24 @@ def submission(tmp_path, name, source):
     return Submission(name, path, None)
 
 
-def test_one_report_per_student_and_test_with_weighted_points(pytester, tmp_path, ctx, reference_source):
+def test_one_report_per_student_and_test_with_weighted_points(
+    pytester, tmp_path, ctx, reference_source
+):
     from course_content import CATALOGUE
-    subs = [submission(tmp_path, "good", reference_source),
-            submission(tmp_path, "axis0", CATALOGUE.by_id("softmax_axis0").mutant_source(reference_source))]
+
+    subs = [
+        submission(tmp_path, "good", reference_source),
+        submission(
+            tmp_path, "axis0", CATALOGUE.by_id("softmax_axis0").mutant_source(reference_source)
+        ),
+    ]
     got = {}
     pytester.makepyfile(test_softmax=SUITE)
-    result = pytester.runpytest("-p", "no:cacheprovider", plugins=[SuitePlugin(ctx, subs, lambda r: got.update({r.student: r}))])
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        plugins=[SuitePlugin(ctx, subs, lambda r: got.update({r.student: r}))],
+    )
     result.assert_outcomes(passed=2, failed=2)
     assert got["good"].total == 10
     assert got["axis0"].total == 0
@@ -57,16 +79,25 @@ def test_one_report_per_student_and_test_with_weighted_points(pytester, tmp_path
 
 def test_a_suite_test_without_a_part_marker_is_an_error(pytester, tmp_path, ctx, reference_source):
     pytester.makepyfile(test_x="def test_x(expect):\n    pass\n")
-    result = pytester.runpytest("-p", "no:cacheprovider", plugins=[SuitePlugin(ctx, [], lambda r: None)])
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", plugins=[SuitePlugin(ctx, [], lambda r: None)]
+    )
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*without a part marker*"])
 
 
-def test_a_bug_in_a_suite_is_a_grader_error_not_the_students_fault(pytester, tmp_path, ctx, reference_source):
-    pytester.makepyfile(test_softmax="import pytest\npytestmark = pytest.mark.part('softmax')\n"
-                                     "def test_broken(expect):\n    raise ZeroDivisionError('oops')\n")
+def test_a_bug_in_a_suite_is_a_grader_error_not_the_students_fault(
+    pytester, tmp_path, ctx, reference_source
+):
+    pytester.makepyfile(
+        test_softmax="import pytest\npytestmark = pytest.mark.part('softmax')\n"
+        "def test_broken(expect):\n    raise ZeroDivisionError('oops')\n"
+    )
     got = []
     plugin = SuitePlugin(ctx, [submission(tmp_path, "good", reference_source)], got.append)
     pytester.runpytest("-p", "no:cacheprovider", plugins=[plugin])
-    assert got[0].tests[0].outcome == "grader_error" and "tell your instructor" in got[0].tests[0].output
+    assert (
+        got[0].tests[0].outcome == "grader_error"
+        and "tell your instructor" in got[0].tests[0].output
+    )
     assert plugin.errors and "ZeroDivisionError" in plugin.errors[0]

@@ -1,4 +1,5 @@
 """The reference against two independent implementations: naive loops and torch."""
+
 import math
 import os
 
@@ -9,8 +10,13 @@ import pytest
 def naive_attention(X, W_q, W_k, W_v):
     """Loops over tokens and components; no matrix products, no numpy reductions."""
     n, d_model = X.shape
+
     def proj(W):
-        return [[sum(X[t][m] * W[m][c] for m in range(d_model)) for c in range(W.shape[1])] for t in range(n)]
+        return [
+            [sum(X[t][m] * W[m][c] for m in range(d_model)) for c in range(W.shape[1])]
+            for t in range(n)
+        ]
+
     Q, K, V = proj(W_q), proj(W_k), proj(W_v)
     S = [[sum(q * k for q, k in zip(Q[i], K[j])) for j in range(n)] for i in range(n)]
     A = []
@@ -25,15 +31,21 @@ def naive_attention(X, W_q, W_k, W_v):
 def random_inputs(seed):
     rng = np.random.default_rng(seed)
     n, d_model, d_k, d_v = rng.integers(1, 7, size=4)
-    return (rng.normal(size=(n, d_model)), rng.normal(size=(d_model, d_k)),
-            rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v)))
+    return (
+        rng.normal(size=(n, d_model)),
+        rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_v)),
+    )
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_reference_matches_naive_loops(ref, seed):
     X, W_q, W_k, W_v = random_inputs(seed)
     Q, K, V, S, A, O = naive_attention(X, W_q, W_k, W_v)
-    np.testing.assert_allclose(np.hstack(ref.project(X, W_q, W_k, W_v)), np.hstack([Q, K, V]), atol=1e-12)
+    np.testing.assert_allclose(
+        np.hstack(ref.project(X, W_q, W_k, W_v)), np.hstack([Q, K, V]), atol=1e-12
+    )
     np.testing.assert_allclose(ref.score(Q, K), S, atol=1e-12)
     np.testing.assert_allclose(ref.softmax(S), A, atol=1e-12)
     np.testing.assert_allclose(ref.aggregate(A, V), O, atol=1e-12)
@@ -48,7 +60,9 @@ def test_reference_matches_torch_sdpa_unscaled(ref, seed):
     if os.environ.get("QKV_REQUIRE_TORCH"):
         import torch
     else:
-        torch = pytest.importorskip("torch", reason="the optional cross-check: pip install -e '.[crosscheck]'")
+        torch = pytest.importorskip(
+            "torch", reason="the optional cross-check: pip install -e '.[crosscheck]'"
+        )
     X, W_q, W_k, W_v = random_inputs(100 + seed)
     Q, K, V = (torch.from_numpy(m) for m in ref.project(X, W_q, W_k, W_v))
     expected = torch.nn.functional.scaled_dot_product_attention(Q, K, V, scale=1.0).numpy()

@@ -1,4 +1,5 @@
 """Options that would grade the wrong thing are refused with one line and exit code 2, before grading."""
+
 import copy
 
 import pytest
@@ -76,10 +77,17 @@ def misspelt_course(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("command", [["check", "{source}"], ["validate"], ["grade", "{subs}", "--out", "{out}"]])
-def test_a_part_function_the_reference_lacks_is_one_line_in_every_command(tmp_path, subs, capsys, command):
+@pytest.mark.parametrize(
+    "command", [["check", "{source}"], ["validate"], ["grade", "{subs}", "--out", "{out}"]]
+)
+def test_a_part_function_the_reference_lacks_is_one_line_in_every_command(
+    tmp_path, subs, capsys, command
+):
     course = misspelt_course(tmp_path)
-    args = [a.format(source=subs / "alice" / "attention.py", subs=subs, out=tmp_path / "out") for a in command]
+    args = [
+        a.format(source=subs / "alice" / "attention.py", subs=subs, out=tmp_path / "out")
+        for a in command
+    ]
     assert main([*args, "--course", str(course)]) == 2
     err = one_line_error(capsys)
     assert "part function 'sofmax' is not one of" in err and "did you mean 'softmax'" in err

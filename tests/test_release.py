@@ -1,4 +1,5 @@
 """`qkv release`: ordered steps, the committed exercises/ in sync, and nothing secret shipped."""
+
 import subprocess
 import sys
 import zipfile
@@ -6,41 +7,62 @@ from pathlib import Path
 
 import pytest
 
-from qkv.release import steps as release
 from course_content import CONTENT
 from qkv.cli import main
 from qkv.errors import QkvError
+from qkv.release import steps as release
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_steps_run_in_this_order():
     assert [s.__name__ for s in release.STEPS] == [
-        "read_master", "clear_solutions", "check_stub_signatures", "add_public_checks",
-        "add_public_cases", "add_student_readme", "add_quiz", "add_notebook", "check_no_secrets"]
+        "read_master",
+        "clear_solutions",
+        "check_stub_signatures",
+        "add_public_checks",
+        "add_public_cases",
+        "add_student_readme",
+        "add_quiz",
+        "add_notebook",
+        "check_no_secrets",
+    ]
 
 
 def test_committed_exercises_are_exactly_what_release_produces(course, assignment):
     files = release.build(course, assignment)
-    on_disk = {p.relative_to(ROOT / "exercises" / "attention").as_posix(): p.read_text()
-               for p in (ROOT / "exercises" / "attention").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    on_disk = {
+        p.relative_to(ROOT / "exercises" / "attention").as_posix(): p.read_text()
+        for p in (ROOT / "exercises" / "attention").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert on_disk == files, "run `qkv release` and commit exercises/"
 
 
 def test_stub_keeps_signatures_and_raises_not_implemented(course, assignment, ref):
     stub = release.build(course, assignment)["attention.py"]
     assert stub.count("raise NotImplementedError()") == 5
-    assert release._signatures(stub) == release._signatures(course.path(assignment.source).read_text())
+    assert release._signatures(stub) == release._signatures(
+        course.path(assignment.source).read_text()
+    )
 
 
-def test_bundle_holds_no_suite_and_no_reference_body(tmp_path, course, assignment, reference_source):
+def test_bundle_holds_no_suite_and_no_reference_body(
+    tmp_path, course, assignment, reference_source
+):
     bundle = tmp_path / "b.zip"
     release.write(course, assignment, out=tmp_path / "ex", bundle=bundle)
     names = zipfile.ZipFile(bundle).namelist()
     assert "attention/attention.py" in names and "attention/test_attention.py" in names
     suites = {p.name for p in CONTENT.suites_dir.glob("test_*.py")}
-    assert suites and not suites & {Path(n).name for n in names if n != "attention/test_attention.py"}
-    body_lines = {"return Q @ K.T  # (n_q, n_k)", "e = np.exp(shifted)  # same shape, in (0, 1]", "return A @ V  # (n_q, d_v)"}
+    assert suites and not suites & {
+        Path(n).name for n in names if n != "attention/test_attention.py"
+    }
+    body_lines = {
+        "return Q @ K.T  # (n_q, n_k)",
+        "e = np.exp(shifted)  # same shape, in (0, 1]",
+        "return A @ V  # (n_q, d_v)",
+    }
     assert body_lines <= set(line.strip() for line in reference_source.splitlines())
     for name in names:
         text = zipfile.ZipFile(bundle).read(name).decode()
@@ -55,10 +77,13 @@ def test_bundle_is_byte_identical_on_rerun(tmp_path, course, assignment):
     assert a.read_bytes() == b.read_bytes()
 
 
-@pytest.mark.parametrize("master, message", [
-    ("def f():\n    ### BEGIN SOLUTION\n    return 1\n", "never closed"),
-    ("def f():\n    return 1\n    ### END SOLUTION\n", "without"),
-])
+@pytest.mark.parametrize(
+    "master, message",
+    [
+        ("def f():\n    ### BEGIN SOLUTION\n    return 1\n", "never closed"),
+        ("def f():\n    return 1\n    ### END SOLUTION\n", "without"),
+    ],
+)
 def test_unbalanced_markers_are_reported_with_a_line(master, message):
     with pytest.raises(QkvError, match=message):
         release.solution_blocks(master)
@@ -77,18 +102,38 @@ def test_release_writes_the_folder_and_removes_stale_files(tmp_path, course, cap
     out = tmp_path / "ex"
     out.mkdir()
     (out / "stale.txt").write_text("old")
-    assert main(["release", "--course", str(course.root), "--assignment", "attention", "--out", str(out),
-                 "--bundle", str(tmp_path / "b.zip")]) == 0
+    assert (
+        main(
+            [
+                "release",
+                "--course",
+                str(course.root),
+                "--assignment",
+                "attention",
+                "--out",
+                str(out),
+                "--bundle",
+                str(tmp_path / "b.zip"),
+            ]
+        )
+        == 0
+    )
     assert not (out / "stale.txt").exists()
     assert (out / "attention.py").exists()
 
 
-def test_bundle_public_checks_run_under_plain_pytest(tmp_path, course, assignment, reference_source):
+def test_bundle_public_checks_run_under_plain_pytest(
+    tmp_path, course, assignment, reference_source
+):
     """Stubs: every check skipped as not implemented; the reference pasted in: every check passes."""
     out = tmp_path / "ex"
     release.write(course, assignment, out=out, bundle=None)
-    run = lambda: subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out)],  # noqa: E731
-                                 capture_output=True, text=True, cwd=out)
+    run = lambda: subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=out,
+    )
     stubs = run()
     assert "5 skipped" in stubs.stdout, stubs.stdout
     (out / "attention.py").write_text(reference_source)

@@ -1,5 +1,6 @@
 """A results file's text is strict_json(to_json()) byte for byte, however it is put together, and
 the result read back from its pieces is the result reading the file gives."""
+
 import dataclasses
 import os
 
@@ -18,12 +19,35 @@ def _tricky():
     """Results whose numbers are equal but written differently, not finite, or in odd places."""
     same = dataclasses.replace
     yield StudentResult("empty", (), ("project",), status="could not be read")
-    yield StudentResult("numbers", (CHECK, same(CHECK, score=1), same(CHECK, score=True), same(CHECK, score=-0.0),
-                                    same(CHECK, score=0.0), same(CHECK, outcome="passed")), ("project", "quiz"))
-    yield StudentResult("not-finite", (same(CHECK, score=NAN), same(CHECK, max_score=INF), CHECK), ("project",))
-    yield StudentResult("nan-extra", (CHECK,), ("project",), recorded={"m": [1.0, NAN]}, extra={"inputs": {"x": NAN}})
-    yield StudentResult("lookalike", (CHECK, same(CHECK, output='"tests":[] é \x00 </script>')), ("project", "quiz"),
-                        status='"tests":[],"visibility":"x"}', extra={"tests": [], "zz": {"tests": []}})
+    yield StudentResult(
+        "numbers",
+        (
+            CHECK,
+            same(CHECK, score=1),
+            same(CHECK, score=True),
+            same(CHECK, score=-0.0),
+            same(CHECK, score=0.0),
+            same(CHECK, outcome="passed"),
+        ),
+        ("project", "quiz"),
+    )
+    yield StudentResult(
+        "not-finite", (same(CHECK, score=NAN), same(CHECK, max_score=INF), CHECK), ("project",)
+    )
+    yield StudentResult(
+        "nan-extra",
+        (CHECK,),
+        ("project",),
+        recorded={"m": [1.0, NAN]},
+        extra={"inputs": {"x": NAN}},
+    )
+    yield StudentResult(
+        "lookalike",
+        (CHECK, same(CHECK, output='"tests":[] é \x00 </script>')),
+        ("project", "quiz"),
+        status='"tests":[],"visibility":"x"}',
+        extra={"tests": [], "zz": {"tests": []}},
+    )
 
 
 @pytest.mark.parametrize("result", list(_tricky()), ids=lambda r: r.student)

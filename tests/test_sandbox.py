@@ -1,14 +1,13 @@
 """The sandbox and its wire format: untrusted replies, limits, cleanup."""
+
 import os
 import struct
 
 import numpy as np
 import pytest
 
-from qkv.sandbox import folders
-from qkv.sandbox import isolation
-from qkv.sandbox import wire
 from qkv.course.config import Limits
+from qkv.sandbox import folders, isolation, wire
 from qkv.sandbox.host import Sandbox
 
 S = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
@@ -25,7 +24,9 @@ def session(sb, source: str):
 
 
 def test_values_cross_as_plain_float64_arrays(sb):
-    with session(sb, "import numpy as np\ndef f(S):\n    return (S.astype(np.float32), [1, 2], None, 'x')\n") as s:
+    with session(
+        sb, "import numpy as np\ndef f(S):\n    return (S.astype(np.float32), [1, 2], None, 'x')\n"
+    ) as s:
         r = s.call("f", [S])
     assert r.kind == "returned"
     arr, row, none, other = r.value
@@ -34,7 +35,9 @@ def test_values_cross_as_plain_float64_arrays(sb):
 
 
 def test_modified_inputs_are_reported_one_by_one(sb):
-    with session(sb, "def f(S, T, U):\n    S[0, 0] = 99\n    U.shape = U.shape[::-1]\n    return S\n") as s:
+    with session(
+        sb, "def f(S, T, U):\n    S[0, 0] = 99\n    U.shape = U.shape[::-1]\n    return S\n"
+    ) as s:
         r = s.call("f", [S, S, S])
     assert r.inputs_changed == (True, False, True)  # values, or only the shape
 
@@ -48,31 +51,42 @@ def test_a_timeout_kills_the_worker_and_says_so(sb):
 
 def test_a_function_with_its_own_limit_may_take_longer_in_a_batch_and_called_alone():
     source = "import time\ndef slow(S):\n    time.sleep(0.4)\n    return S\nquick = slow\n"
-    with Sandbox(Limits(call_timeout_s=0.2)) as box, box.open({"attention.py": source.encode()}, entry="attention.py",
-                                                               timeouts={"slow": 1.5}) as s:
-        assert [r.kind for r in s.call_many([("slow", [S]), ("slow", [S])], stream=False)] == ["returned"] * 2
+    with (
+        Sandbox(Limits(call_timeout_s=0.2)) as box,
+        box.open(
+            {"attention.py": source.encode()}, entry="attention.py", timeouts={"slow": 1.5}
+        ) as s,
+    ):
+        assert [r.kind for r in s.call_many([("slow", [S]), ("slow", [S])], stream=False)] == [
+            "returned"
+        ] * 2
         done = s.call_many([("slow", [S]), ("quick", [S])])
     assert [r.kind for r in done] == ["returned", "timeout"] and "within 0.2 s" in done[1].message
 
 
 def test_garbage_written_to_every_descriptor_is_an_invalid_reply_not_a_crash(sb):
-    source = ("import os\ndef f(S):\n    for fd in range(3, 12):\n        try:\n"
-              "            os.write(fd, b'\\xff\\xff\\xff\\xff' + b'{' * 64)\n        except OSError:\n"
-              "            pass\n    return S\n")
+    source = (
+        "import os\ndef f(S):\n    for fd in range(3, 12):\n        try:\n"
+        "            os.write(fd, b'\\xff\\xff\\xff\\xff' + b'{' * 64)\n        except OSError:\n"
+        "            pass\n    return S\n"
+    )
     with session(sb, source) as s:
         r = s.call("f", [S])
     assert r.kind in ("invalid", "exited")
 
 
 def test_files_cannot_be_written_beyond_the_size_limit(tmp_path):
-    with Sandbox(Limits(max_file_kb=1)) as box, session(
-            box, "def f(S):\n    open('big', 'wb').write(b'x' * 100000)\n    return S\n") as s:
+    with (
+        Sandbox(Limits(max_file_kb=1)) as box,
+        session(box, "def f(S):\n    open('big', 'wb').write(b'x' * 100000)\n    return S\n") as s,
+    ):
         r = s.call("f", [S])
     assert r.kind in ("raised", "exited")
 
 
 def test_the_repository_is_out_of_reach(sb):
     import qkv
+
     with session(sb, f"def f(S):\n    return open({qkv.__file__!r}).read()\n") as s:
         r = s.call("f", [S])
     assert r.kind == "raised" and "Permission" in r.message
@@ -85,6 +99,7 @@ def test_a_child_cannot_reach_the_folder_of_the_child_before_it(sb):
     try:
         assert first.load.ok  # its folder stays until it is closed; the next child runs meanwhile
         import os
+
         secret = os.path.join(first.workdir, "attention.py")
         with session(sb, f"def f(S):\n    return open({secret!r}).read()\n") as second:
             r = second.call("f", [S])
@@ -107,8 +122,10 @@ def test_each_sandbox_has_a_processor_share_of_its_own_whatever_its_submission_s
     must not starve the one graded beside it into timeouts: every process of a sandbox is in its cpu cgroup."""
     if not (isolation.CGROUP_ROOT / isolation.CGROUP_CPU / "cpu.shares").exists():
         pytest.skip("no cgroup v1 processor controller here")
-    source = ("import os, time\ndef f(S):\n    if os.fork() == 0:\n        os.setsid()\n        time.sleep(30)\n"
-              "    return S\n")
+    source = (
+        "import os, time\ndef f(S):\n    if os.fork() == 0:\n        os.setsid()\n        time.sleep(30)\n"
+        "    return S\n"
+    )
     with Sandbox(Limits()) as one, Sandbox(Limits()) as two:
         if not one.layers.cgroups:
             pytest.skip("no cgroups (not root)")
@@ -117,32 +134,40 @@ def test_each_sandbox_has_a_processor_share_of_its_own_whatever_its_submission_s
             groups = {}
             for box in (one, two):
                 for pid in isolation.cgroup_pids(box.cgroup):
-                    cpu = next(line for line in open(f"/proc/{pid}/cgroup").read().splitlines()
-                               if line.split(":")[1].split(",").count("cpu"))
+                    cpu = next(
+                        line
+                        for line in open(f"/proc/{pid}/cgroup").read().splitlines()
+                        if line.split(":")[1].split(",").count("cpu")
+                    )
                     groups.setdefault(box.cgroup, set()).add(cpu.split(":", 2)[2])
     assert groups == {box.cgroup: {f"/qkv/{box.cgroup}"} for box in (one, two)}
 
 
-@pytest.mark.parametrize("tree, payload, message", [
-    ([100_000, 100_000], b"", "larger than the payload"),
-    ([10**9], b"", "shape is malformed"),
-    ([1, 2, 3, 4, 5], b"", "shape is malformed"),
-    ([-1], b"", "shape is malformed"),
-    ([True, 2], b"", "shape is malformed"),
-    ([2.0], b"", "shape is malformed"),
-    (["3"], b"", "shape is malformed"),
-    (["t", *[None] * 100], b"", "tuple is malformed"),
-    (["t", ["t", ["t", ["t", ["t", None]]]]], b"", "malformed"),
-    ({"t": "pickle"}, b"", "malformed"),
-    (3, b"", "malformed"),
-    ([1, 2], b"", "larger than the payload"),
-])
+@pytest.mark.parametrize(
+    "tree, payload, message",
+    [
+        ([100_000, 100_000], b"", "larger than the payload"),
+        ([10**9], b"", "shape is malformed"),
+        ([1, 2, 3, 4, 5], b"", "shape is malformed"),
+        ([-1], b"", "shape is malformed"),
+        ([True, 2], b"", "shape is malformed"),
+        ([2.0], b"", "shape is malformed"),
+        (["3"], b"", "shape is malformed"),
+        (["t", *[None] * 100], b"", "tuple is malformed"),
+        (["t", ["t", ["t", ["t", ["t", None]]]]], b"", "malformed"),
+        ({"t": "pickle"}, b"", "malformed"),
+        (3, b"", "malformed"),
+        ([1, 2], b"", "larger than the payload"),
+    ],
+)
 def test_lying_value_trees_are_rejected_before_allocating(tree, payload, message):
     with pytest.raises(wire.WireError, match=message):
         wire.decode_value(tree, payload)
 
 
-@pytest.mark.parametrize("head", [b"not json", b"[]", b'{"payload": -1}', b'{"payload": 99999999999}'])
+@pytest.mark.parametrize(
+    "head", [b"not json", b"[]", b'{"payload": -1}', b'{"payload": 99999999999}']
+)
 def test_bad_headers_are_rejected(head):
     with pytest.raises(wire.WireError):
         wire.parse_header(head)
@@ -153,9 +178,13 @@ def test_values_decode_from_a_writable_payload_as_views_each_its_own_stretch():
     tree = wire.encode_value((S, S[0], 2.0, "text"), arrays)
     payload = bytearray(b"".join(a.tobytes() for a in arrays))
     (a, b, c, d), end = wire.decode_value(tree, payload)
-    assert end == len(payload) and all(v.flags.writeable and v.dtype == np.float64 for v in (a, b, c))
+    assert end == len(payload) and all(
+        v.flags.writeable and v.dtype == np.float64 for v in (a, b, c)
+    )
     a[...] = 0.0
-    assert np.array_equal(b, S[0]) and c == 2.0 and isinstance(d, wire.Other) and d.type_name == "str"
+    assert (
+        np.array_equal(b, S[0]) and c == 2.0 and isinstance(d, wire.Other) and d.type_name == "str"
+    )
     (copied,), _ = wire.decode_value(["t", [3]], bytes(24))
     assert copied.flags.writeable
 
@@ -165,13 +194,15 @@ def test_frames_round_trip():
     tree = wire.encode_value((S, None, [S[0], S[1]]), arrays)
     frame = wire.pack({"value": tree}, arrays)
     (size,) = struct.unpack(">I", frame[:4])
-    header = wire.parse_header(frame[4:4 + size])
-    value, _ = wire.decode_value(header["value"], frame[4 + size:])
+    header = wire.parse_header(frame[4 : 4 + size])
+    value, _ = wire.decode_value(header["value"], frame[4 + size :])
     assert np.array_equal(value[0], S) and value[1] is None and np.array_equal(value[2][1], S[1])
 
 
 def test_messages_from_the_child_become_one_printable_line(sb):
-    with session(sb, "def f(S):\n    raise ValueError('two\\nlines\\x1b[31m and an escape')\n") as s:
+    with session(
+        sb, "def f(S):\n    raise ValueError('two\\nlines\\x1b[31m and an escape')\n"
+    ) as s:
         r = s.call("f", [S])
     assert r.kind == "raised" and "\n" not in r.message and "\x1b" not in r.message
     assert "two lines" in r.message
@@ -181,6 +212,7 @@ def test_empty_cgroups_of_dead_grading_processes_are_swept_at_start():
     if not isolation.probe().cgroups:
         pytest.skip("this machine has no writable cgroups v1")
     import subprocess
+
     dead = subprocess.Popen(["true"])
     dead.wait()  # its pid names a cgroup that nothing will clean up
     name = f"{dead.pid}-0"
@@ -189,18 +221,27 @@ def test_empty_cgroups_of_dead_grading_processes_are_swept_at_start():
     assert not any(p.exists() for p in isolation.cgroup_paths(name))
 
 
-FORGE_AT_IMPORT = ("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, {frame!r})\n"
-                   "    except OSError:\n        pass\n{rest}\ndef f(S):\n    return S\n")
+FORGE_AT_IMPORT = (
+    "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, {frame!r})\n"
+    "    except OSError:\n        pass\n{rest}\ndef f(S):\n    return S\n"
+)
 
 
-@pytest.mark.parametrize("frame, rest, load_ok", [
-    # then its own UNGRADABLE: `sys.exit()` ends the file before f (a file that raises runs on after the
-    # line, and its f would honestly return S)
-    (wire.LOADED_FRAME, "import sys\nsys.exit()", True),
-    (wire.LOADED_FRAME[:9], "", False),  # half an answer, then the real one: one malformed frame
-    (b"\x00\x00\x00\x02{}", "", False),
-    (b"\xff" * 64, "", False),
-])
+@pytest.mark.parametrize(
+    "frame, rest, load_ok",
+    [
+        # then its own UNGRADABLE: `sys.exit()` ends the file before f (a file that raises runs on after the
+        # line, and its f would honestly return S)
+        (wire.LOADED_FRAME, "import sys\nsys.exit()", True),
+        (
+            wire.LOADED_FRAME[:9],
+            "",
+            False,
+        ),  # half an answer, then the real one: one malformed frame
+        (b"\x00\x00\x00\x02{}", "", False),
+        (b"\xff" * 64, "", False),
+    ],
+)
 def test_answers_written_before_a_load_cost_the_submission_only(sb, frame, rest, load_ok):
     with session(sb, FORGE_AT_IMPORT.format(frame=frame, rest=rest)) as s:
         assert s.load.ok is load_ok
@@ -224,18 +265,20 @@ def test_a_child_is_born_under_the_seccomp_filter_and_cannot_leave_its_namespace
     the filter (each child makes one as root before dropping its uid), and then the kernel refuses it."""
     if not sb.layers.seccomp:
         pytest.skip("no seccomp on this machine")
-    source = ("import ctypes, os\n"
-              "libc = ctypes.CDLL(None, use_errno=True)\n"
-              "def attempt(result):\n"
-              "    return f'{result}/{ctypes.get_errno()}'\n"
-              "def f(S):\n"
-              "    filtered = [str(libc.prctl(21, 0, 0, 0, 0))]  # PR_GET_SECCOMP: 2, a filter\n"
-              "    tried = [attempt(libc.unshare(0x10000000)),  # a user namespace\n"
-              "             attempt(libc.unshare(0x08000000 | 0x10000000)),  # IPC and user together\n"
-              "             attempt(libc.unshare(0x08000000)),  # IPC alone: past the filter, refused by the kernel\n"
-              "             attempt(libc.syscall(250, 0, 0, 0, 0, 0)),  # keyctl\n"
-              "             attempt(libc.syscall(101, 16, 1, 0, 0))]  # ptrace(PTRACE_ATTACH, 1)\n"
-              "    raise RuntimeError(' '.join(filtered + tried))\n")
+    source = (
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def attempt(result):\n"
+        "    return f'{result}/{ctypes.get_errno()}'\n"
+        "def f(S):\n"
+        "    filtered = [str(libc.prctl(21, 0, 0, 0, 0))]  # PR_GET_SECCOMP: 2, a filter\n"
+        "    tried = [attempt(libc.unshare(0x10000000)),  # a user namespace\n"
+        "             attempt(libc.unshare(0x08000000 | 0x10000000)),  # IPC and user together\n"
+        "             attempt(libc.unshare(0x08000000)),  # IPC alone: past the filter, refused by the kernel\n"
+        "             attempt(libc.syscall(250, 0, 0, 0, 0, 0)),  # keyctl\n"
+        "             attempt(libc.syscall(101, 16, 1, 0, 0))]  # ptrace(PTRACE_ATTACH, 1)\n"
+        "    raise RuntimeError(' '.join(filtered + tried))\n"
+    )
     with session(sb, source) as s:
         r = s.call("f", [S])
     assert r.kind == "raised", r
@@ -256,14 +299,27 @@ def test_a_batch_whose_worker_dies_comes_back_short_and_blames_no_call(sb):
     assert "crash() ended (exit code 3)" in second.message
 
 
-@pytest.mark.parametrize("body, kind, text", [
-    ("class E(Exception):\n    def __str__(self):\n        raise E()\ndef f(S):\n    raise E()\n",
-     "raised", "raised E: (its message could not be shown"),
-    ("class A:\n    def __array__(self, *a, **k):\n        raise RuntimeError('no')\n"
-     "    def __len__(self):\n        raise RuntimeError('no')\ndef f(S):\n    return A()\n", "returned", ""),
-    ("class L(list):\n    def __len__(self):\n        raise KeyboardInterrupt\ndef f(S):\n    return L([1.0])\n",
-     "returned", ""),
-])
+@pytest.mark.parametrize(
+    "body, kind, text",
+    [
+        (
+            "class E(Exception):\n    def __str__(self):\n        raise E()\ndef f(S):\n    raise E()\n",
+            "raised",
+            "raised E: (its message could not be shown",
+        ),
+        (
+            "class A:\n    def __array__(self, *a, **k):\n        raise RuntimeError('no')\n"
+            "    def __len__(self):\n        raise RuntimeError('no')\ndef f(S):\n    return A()\n",
+            "returned",
+            "",
+        ),
+        (
+            "class L(list):\n    def __len__(self):\n        raise KeyboardInterrupt\ndef f(S):\n    return L([1.0])\n",
+            "returned",
+            "",
+        ),
+    ],
+)
 def test_exceptions_and_values_whose_own_methods_raise_cost_their_call_only(sb, body, kind, text):
     with session(sb, body + "def g(S):\n    return S\n") as s:
         r = s.call("f", [S])
@@ -273,25 +329,33 @@ def test_exceptions_and_values_whose_own_methods_raise_cost_their_call_only(sb, 
         assert isinstance(r.value, wire.Other)
 
 
-@pytest.mark.parametrize("prelude", [
-    "import sys\nsys.stdout = None\nsys.stderr = None\n",
-    "import sys\nclass Bad:\n    def write(self, s):\n        raise RuntimeError\n    def flush(self):\n"
-    "        raise RuntimeError\nsys.stdout = sys.stderr = sys.__stdout__ = Bad()\n",
-    "import os, sys\nsys.stdout = open(os.devnull, 'w')\nprint('quiet')\n",
-])
+@pytest.mark.parametrize(
+    "prelude",
+    [
+        "import sys\nsys.stdout = None\nsys.stderr = None\n",
+        "import sys\nclass Bad:\n    def write(self, s):\n        raise RuntimeError\n    def flush(self):\n"
+        "        raise RuntimeError\nsys.stdout = sys.stderr = sys.__stdout__ = Bad()\n",
+        "import os, sys\nsys.stdout = open(os.devnull, 'w')\nprint('quiet')\n",
+    ],
+)
 def test_code_that_silences_or_replaces_its_output_is_still_answered(sb, prelude):
     with session(sb, prelude + "def f(S):\n    print('x')\n    return S\n") as s:
         assert s.load.ok, s.load.message
         r = s.call("f", [S])
-    assert r.kind in ("returned", "raised")  # print() into a stream that raises is the student's own error
+    assert r.kind in (
+        "returned",
+        "raised",
+    )  # print() into a stream that raises is the student's own error
     if "devnull" in prelude or "None" in prelude:
         assert r.kind == "returned"
 
 
 def test_each_value_in_a_batch_is_what_its_call_returned_even_from_a_reused_buffer(sb):
     """A function that hands out one buffer, changed on each call, is judged per call as it returned."""
-    source = "import numpy as np\nBUF = np.empty(64)\ndef f(S):\n    out = BUF[:S.size].reshape(S.shape)\n" \
-             "    np.multiply(S, 2.0, out=out)\n    return out\n"
+    source = (
+        "import numpy as np\nBUF = np.empty(64)\ndef f(S):\n    out = BUF[:S.size].reshape(S.shape)\n"
+        "    np.multiply(S, 2.0, out=out)\n    return out\n"
+    )
     with session(sb, source) as s:
         results = s.call_many([("f", [S]), ("f", [S + 1]), ("f", [S[:1]])], stream=False)
     assert [r.kind for r in results] == ["returned"] * 3
@@ -309,9 +373,11 @@ def test_the_values_of_one_exchange_are_bounded_in_the_grader(sb):
     assert "add up to more than 16 MiB" in results[-1].message
 
 
-FORGER = ("import sys\nfor m in list(sys.modules.values()):\n    if hasattr(m, '_changed'):\n"
-          "        m._changed = lambda *a, **k: False\n"
-          "def f(S, T):\n    S *= 2.0\n    return T\n")
+FORGER = (
+    "import sys\nfor m in list(sys.modules.values()):\n    if hasattr(m, '_changed'):\n"
+    "        m._changed = lambda *a, **k: False\n"
+    "def f(S, T):\n    S *= 2.0\n    return T\n"
+)
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -341,11 +407,14 @@ def test_a_file_that_raises_at_its_top_level_goes_on_after_that_statement(sb):
     """A failing self-check (or a plot, or argparse reading the grader's command line) in a file's top
     lines stops that statement only: the lines after it run too, as a notebook goes on after a cell that
     fails, and the reason travels with the load."""
-    source = "def f(S):\n    return S\n\nassert f(1) == 2, 'my own check'\n\ndef g(S):\n    return S\n"
+    source = (
+        "def f(S):\n    return S\n\nassert f(1) == 2, 'my own check'\n\ndef g(S):\n    return S\n"
+    )
     with session(sb, source) as s:
         assert s.load.ok and s.load.stopped == (
             "loading raised AssertionError: my own check (line 4 in <module>: assert f(1) == 2, 'my own check'); "
-            "the file's lines after it were run",)
+            "the file's lines after it were run",
+        )
         assert [s.call(name, [S]).kind for name in ("f", "g")] == ["returned", "returned"]
 
 
@@ -362,18 +431,22 @@ def test_a_file_whose_last_statement_raises_is_graded_on_what_it_defined(sb):
     with session(sb, "def f(S):\n    return S\n\nraise ValueError('late')\n") as s:
         assert s.load.ok and s.load.stopped == (
             "loading raised ValueError: late (line 4 in <module>: raise ValueError('late')); "
-            "what the file defined before that is graded",)
+            "what the file defined before that is graded",
+        )
         assert s.call("f", [S]).kind == "returned"
 
 
-@pytest.mark.parametrize("top", [
-    "x = 1 / 0\n",
-    "import argparse\nargs = argparse.ArgumentParser().parse_args()\n",  # the grader's argv: SystemExit(2)
-    "name = input('name? ')\n",
-    "import matplotlib.pyplot as plt\nplt.plot([1, 2]); plt.savefig('a.png')\n",  # two statements on one line
-    "def deco(fn):\n    raise RuntimeError('deco')\n@deco\ndef h(S):\n    return S\n",  # raises on its decorator
-    "for i in range(3):\n    print(i)\n    i / 0\n",
-])
+@pytest.mark.parametrize(
+    "top",
+    [
+        "x = 1 / 0\n",
+        "import argparse\nargs = argparse.ArgumentParser().parse_args()\n",  # the grader's argv: SystemExit(2)
+        "name = input('name? ')\n",
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2]); plt.savefig('a.png')\n",  # two statements on one line
+        "def deco(fn):\n    raise RuntimeError('deco')\n@deco\ndef h(S):\n    return S\n",  # raises on its decorator
+        "for i in range(3):\n    print(i)\n    i / 0\n",
+    ],
+)
 def test_a_file_whose_demo_raises_before_its_defs_is_graded_on_them(sb, top):
     with session(sb, top + "def f(S):\n    return S\n") as s:
         assert s.load.ok and "the file's lines after it were run" in s.load.stopped[0]
@@ -381,8 +454,10 @@ def test_a_file_whose_demo_raises_before_its_defs_is_graded_on_them(sb, top):
 
 
 def test_the_lines_run_after_a_failure_keep_the_files_future_imports(sb):
-    source = ("from __future__ import annotations\nx = 1 / 0\n"
-              "def f(S: Later) -> Later:\n    return S\n")  # annotations not evaluated: Later is no name
+    source = (
+        "from __future__ import annotations\nx = 1 / 0\n"
+        "def f(S: Later) -> Later:\n    return S\n"
+    )  # annotations not evaluated: Later is no name
     with session(sb, source) as s:
         assert s.load.ok and s.call("f", [S]).kind == "returned"
 
@@ -400,20 +475,39 @@ def test_a_file_raising_on_every_line_loads_in_one_pass(sb):
 
 
 def test_a_file_that_breaks_its_output_and_then_raises_is_still_graded_on_its_defs(sb):
-    source = ("import sys, os\ndef f(S):\n    return S\nclass Bad:\n    def write(self, s):\n        raise RuntimeError\n"
-              "    def flush(self):\n        raise RuntimeError\nsys.stdout = sys.stderr = Bad()\nos.close(1)\nraise ValueError('late')\n")
+    source = (
+        "import sys, os\ndef f(S):\n    return S\nclass Bad:\n    def write(self, s):\n        raise RuntimeError\n"
+        "    def flush(self):\n        raise RuntimeError\nsys.stdout = sys.stderr = Bad()\nos.close(1)\nraise ValueError('late')\n"
+    )
     with session(sb, source) as s:
         assert s.load.ok and "loading raised ValueError: late" in s.load.stopped[0]
         assert s.call("f", [S]).kind == "returned"
 
 
-@pytest.mark.parametrize("top, f_kind, g_kind, note", [
-    ("import matplotlib.pyplot as plt\n", "returned", "raised", True),  # loaded without it; using it fails
-    ("from scipy.special import softmax as sp\n", "returned", "raised", True),
-    ("try:\n    import scipy\nexcept ImportError:\n    scipy = None\n", "returned", "returned", False),  # its own fallback
-    ("import contextlib\nscipy = None\nwith contextlib.suppress(ImportError):\n    import scipy\n", "returned", "returned",
-     False),
-])
+@pytest.mark.parametrize(
+    "top, f_kind, g_kind, note",
+    [
+        (
+            "import matplotlib.pyplot as plt\n",
+            "returned",
+            "raised",
+            True,
+        ),  # loaded without it; using it fails
+        ("from scipy.special import softmax as sp\n", "returned", "raised", True),
+        (
+            "try:\n    import scipy\nexcept ImportError:\n    scipy = None\n",
+            "returned",
+            "returned",
+            False,
+        ),  # its own fallback
+        (
+            "import contextlib\nscipy = None\nwith contextlib.suppress(ImportError):\n    import scipy\n",
+            "returned",
+            "returned",
+            False,
+        ),
+    ],
+)
 def test_a_module_the_course_does_not_allow_costs_only_what_uses_it(sb, top, f_kind, g_kind, note):
     use = "plt.plot(S)" if "plt" in top else "sp(S)" if "sp" in top else "S if scipy is None else 0"
     source = top + f"def f(S):\n    return S\ndef g(S):\n    return {use}\n"
@@ -433,16 +527,23 @@ def test_a_module_the_course_does_not_allow_imported_inside_a_call_is_refused_th
 
 
 def test_a_module_of_the_students_own_is_imported_but_never_in_place_of_the_standard_librarys(sb):
-    files = {"attention.py": b"import json, helpers\ndef f(S):\n    return S * helpers.K\n"
-                             b"def g(S):\n    return json.loads('2.0') * S\n"
-                             b"def h(S):\n    return helpers.broken(S)\n",
-             "helpers.py": b"K = 2.0\ndef broken(S):\n    return S.nope\n",
-             "json.py": b"raise SystemExit('a file named as the standard library is not imported')\n"}
+    files = {
+        "attention.py": b"import json, helpers\ndef f(S):\n    return S * helpers.K\n"
+        b"def g(S):\n    return json.loads('2.0') * S\n"
+        b"def h(S):\n    return helpers.broken(S)\n",
+        "helpers.py": b"K = 2.0\ndef broken(S):\n    return S.nope\n",
+        "json.py": b"raise SystemExit('a file named as the standard library is not imported')\n",
+    }
     with sb.open(files, entry="attention.py") as s:
         assert s.load.ok and s.load.stopped == ()
-        assert np.array_equal(s.call("f", [S]).value, 2 * S) and np.array_equal(s.call("g", [S]).value, 2 * S)
+        assert np.array_equal(s.call("f", [S]).value, 2 * S) and np.array_equal(
+            s.call("g", [S]).value, 2 * S
+        )
         broken = s.call("h", [S])
-    assert broken.kind == "raised" and "'numpy.ndarray' object has no attribute 'nope'" in broken.message
+    assert (
+        broken.kind == "raised"
+        and "'numpy.ndarray' object has no attribute 'nope'" in broken.message
+    )
 
 
 def test_only_a_module_sent_beside_the_code_is_let_through(sb):
@@ -493,6 +594,7 @@ def test_what_cannot_be_removed_is_left_without_looping(tmp_path, monkeypatch):
         if path == "b":
             raise PermissionError(1, "refused")
         return rmdir(path, dir_fd=dir_fd)
+
     monkeypatch.setattr(os, "rmdir", refuse_b)
     folders.remove_tree(str(tree))
     assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*")) == ["a", "a/b"]

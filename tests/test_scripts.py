@@ -1,4 +1,5 @@
 """The measuring scripts still run (on tiny sizes): their figures are what the README and the notes quote."""
+
 import os
 import subprocess
 import sys
@@ -7,8 +8,14 @@ from course_content import ROOT
 
 
 def _run(*args) -> str:
-    proc = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    proc = subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -20,8 +27,14 @@ def test_bench_prints_the_ratio_to_a_cold_numpy_start():
 
 def test_profile_grade_times_every_stage():
     out = _run("scripts/profile_grade.py", "--size", "3")
-    for stage in ("plan:", "judge:", "sandbox: the batch of calls", "finish: the quiz", "CPU per student",
-                  "of which the zygote itself"):
+    for stage in (
+        "plan:",
+        "judge:",
+        "sandbox: the batch of calls",
+        "finish: the quiz",
+        "CPU per student",
+        "of which the zygote itself",
+    ):
         assert stage in out
 
 

@@ -1,9 +1,9 @@
 """The training reference: its gradients against finite differences and its training from the seed."""
+
 import importlib.util
 
 import numpy as np
 import pytest
-
 from tests.conftest import ROOT
 
 SEED = 20261129  # course.yaml's seed
@@ -11,7 +11,9 @@ SEED = 20261129  # course.yaml's seed
 
 @pytest.fixture(scope="module")
 def tr():
-    spec = importlib.util.spec_from_file_location("training_reference", ROOT / "solutions/training/training.py")
+    spec = importlib.util.spec_from_file_location(
+        "training_reference", ROOT / "solutions/training/training.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -39,7 +41,11 @@ def close(a, b):
 @pytest.mark.parametrize("ndim", [1, 2])
 def test_softmax_backward_matches_finite_differences(tr, seed, ndim):
     rng = np.random.default_rng(seed)
-    shape = (int(rng.integers(2, 7)),) if ndim == 1 else tuple(int(s) for s in rng.choice(range(2, 8), 2, replace=False))
+    shape = (
+        (int(rng.integers(2, 7)),)
+        if ndim == 1
+        else tuple(int(s) for s in rng.choice(range(2, 8), 2, replace=False))
+    )
     S, G = 2 * rng.normal(size=shape), rng.normal(size=shape)
     expected = numeric_gradient(lambda: np.sum(G * tr.softmax(S)), S)
     dS = tr.softmax_backward(tr.softmax(S), G)
@@ -55,7 +61,11 @@ def test_score_and_aggregate_backward_match_finite_differences(tr, seed):
     dQ, dK = tr.score_backward(Q, K, dS)
     close(dQ, numeric_gradient(lambda: np.sum(dS * tr.score(Q, K)), Q))
     close(dK, numeric_gradient(lambda: np.sum(dS * tr.score(Q, K)), K))
-    A, V, dO = tr.softmax(rng.normal(size=(n_q, n_k))), rng.normal(size=(n_k, d_v)), rng.normal(size=(n_q, d_v))
+    A, V, dO = (
+        tr.softmax(rng.normal(size=(n_q, n_k))),
+        rng.normal(size=(n_k, d_v)),
+        rng.normal(size=(n_q, d_v)),
+    )
     dA, dV = tr.aggregate_backward(A, V, dO)
     close(dA, numeric_gradient(lambda: np.sum(dO * tr.aggregate(A, V)), A))
     close(dV, numeric_gradient(lambda: np.sum(dO * tr.aggregate(A, V)), V))
@@ -66,7 +76,11 @@ def test_project_and_attend_backward_match_finite_differences(tr, seed):
     rng = np.random.default_rng(seed)
     n, d_model, d_k, d_v = (int(s) for s in rng.choice(range(2, 8), 4, replace=False))
     X = rng.normal(size=(n, d_model))
-    W = [rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))]
+    W = [
+        rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_v)),
+    ]
     dQ, dK, dV = rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v))
     grads = tr.project_backward(X, dQ, dK, dV)
     loss = lambda: sum(np.sum(g * m) for g, m in zip((dQ, dK, dV), tr.project(X, *W)))  # noqa: E731
@@ -129,4 +143,6 @@ def test_embeddings_are_distinct_and_carry_their_flags(tr):
     assert len({tuple(row) for row in X.round(6)}) == len(tr.vocabulary())
     assert X[:, 0].tolist() == [1.0] * 10 + [0.0] * 3  # number flag
     assert X[:, 1].tolist() == [0.0] * 10 + [1.0, 0.0, 0.0]  # operator flag
-    np.testing.assert_allclose((X @ tr.value_weights())[:, 0], list(range(10)) + [0, 0, 0])  # Values carry the magnitude
+    np.testing.assert_allclose(
+        (X @ tr.value_weights())[:, 0], list(range(10)) + [0, 0, 0]
+    )  # Values carry the magnitude

@@ -11,6 +11,7 @@ folder of the test's own (so a test may change course.yaml, the suites or the ro
     dave   on the roster, handed in nothing          -> a `missing` row
     zed    handed in, not on the roster              -> graded, reported
 """
+
 from __future__ import annotations
 
 import copy
@@ -21,10 +22,13 @@ import yaml
 
 from course_content import ROOT
 from qkv.content import reference
-from qkv.course.config import load_course  # noqa: F401 - for tests that write course.yaml themselves
+from qkv.course.config import load_course
 
 DEADLINE = "2026-12-15T23:59:00+00:00"
-LATE = [{"until": "2026-12-16T23:59:00+00:00", "credit": 80}, {"until": "2026-12-18T23:59:00+00:00", "credit": 50}]
+LATE = [
+    {"until": "2026-12-16T23:59:00+00:00", "credit": 80},
+    {"until": "2026-12-18T23:59:00+00:00", "credit": 50},
+]
 EXTENSIONS = [{"student": "erin", "deadline": "2026-12-17T23:59:00+00:00"}]
 ROSTER = """id,name,email,section,sis_id,sis_login_id,canvas_id
 alice,Alice Archer,alice@uni.example,A1,S001,aarcher,101
@@ -53,7 +57,9 @@ def course_data(**changes) -> dict:
     a = data["assignments"][0]
     a.update(deadline=DEADLINE, late=copy.deepcopy(LATE), extensions=copy.deepcopy(EXTENSIONS))
     for key, value in changes.items():
-        (a if key in ("deadline", "late", "extensions", "overrides", "parts", "title") else data)[key] = value
+        (a if key in ("deadline", "late", "extensions", "overrides", "parts", "title") else data)[
+            key
+        ] = value
     return {k: v for k, v in data.items() if v is not None}
 
 
@@ -62,7 +68,9 @@ def write_course(folder: Path, **changes) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "solutions" / "attention"
     if not target.exists():
-        shutil.copytree(ROOT / "solutions" / "attention", target, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            ROOT / "solutions" / "attention", target, ignore=shutil.ignore_patterns("__pycache__")
+        )
     if not (folder / "roster.csv").exists():
         (folder / "roster.csv").write_text(ROSTER)
     path = folder / "course.yaml"
@@ -79,9 +87,14 @@ def reference_source() -> str:
 
 
 def with_softmax_on_axis0(source: str) -> str:
-    return reference.replace_function(source, "softmax", (
-        "def softmax(S):\n    S = np.asarray(S, dtype=float)\n    E = np.exp(S - S.max(axis=0))\n"
-        "    return E / E.sum(axis=0)"))
+    return reference.replace_function(
+        source,
+        "softmax",
+        (
+            "def softmax(S):\n    S = np.asarray(S, dtype=float)\n    E = np.exp(S - S.max(axis=0))\n"
+            "    return E / E.sum(axis=0)"
+        ),
+    )
 
 
 def hand_in(subs: Path, student: str, source: str, when: str | None, handin: str = "") -> Path:

@@ -5,6 +5,7 @@ module serves `qkv check` (which calls the student's code in a sandboxed worker)
 bundle's plain `pytest` (which imports the student's module directly). Depends on numpy and
 compare.py only.
 """
+
 from __future__ import annotations
 
 import json
@@ -70,18 +71,32 @@ def check_function(call, function: str, cases: dict) -> Line:
         try:
             value, changed = call(function, args)
         except NotImplementedYet:
-            return Line(function, "todo", "not implemented yet (it still raises NotImplementedError)")
+            return Line(
+                function, "todo", "not implemented yet (it still raises NotImplementedError)"
+            )
         except Exception as e:  # the student's exception, already reduced to a sentence
             named = crash_problem(str(e), case.get("crashes", ()))
-            return Line(function, "fail", f"on {case['name']}: {named} (It {e})" if named else f"on {case['name']}: {e}")
+            return Line(
+                function,
+                "fail",
+                f"on {case['name']}: {named} (It {e})" if named else f"on {case['name']}: {e}",
+            )
         variants = [(msg, decode(v)) for msg, v in case["variants"]]
-        msg = problem(value, decode(case["expected"]), rtol=tol["rtol"], atol=tol["atol"],
-                      names=cases.get("tuple_names", {}).get(function), variants=variants)
+        msg = problem(
+            value,
+            decode(case["expected"]),
+            rtol=tol["rtol"],
+            atol=tol["atol"],
+            names=cases.get("tuple_names", {}).get(function),
+            variants=variants,
+        )
         if any(changed):  # changed inputs come first: they may be why the values are wrong
             return Line(function, "fail", f"on {case['name']}: {case['mutation_message']}")
         if msg:
             return Line(function, "fail", f"on {case['name']}: {msg}")
-    return Line(function, "ok", f"{len(entries)} public check{'s' if len(entries) != 1 else ''} passed")
+    return Line(
+        function, "ok", f"{len(entries)} public check{'s' if len(entries) != 1 else ''} passed"
+    )
 
 
 def callees(function: str, failing, functions, chain) -> list[str]:
@@ -98,20 +113,31 @@ def chain_hint(function: str, failing, functions, chain) -> str:
     if not names:
         return ""
     listed = ", ".join(f"{f}()" for f in names)
-    return (f"; {function}() calls your own functions, and {listed} "
-            f"{'fails' if len(names) == 1 else 'fail'} on its own: fix that first.")
+    return (
+        f"; {function}() calls your own functions, and {listed} "
+        f"{'fails' if len(names) == 1 else 'fail'} on its own: fix that first."
+    )
 
 
 def with_chain_hints(lines: list[Line], cases: dict) -> list[Line]:
     """Each failing chain function's line, told which of the functions it calls fail on their own."""
     failing = [line.function for line in lines if line.status == "fail"]
     functions, chain = list(cases["functions"]), cases.get("chain", [])
-    return [Line(line.function, line.status, line.message + chain_hint(line.function, failing, functions, chain))
-            if line.status == "fail" else line for line in lines]
+    return [
+        Line(
+            line.function,
+            line.status,
+            line.message + chain_hint(line.function, failing, functions, chain),
+        )
+        if line.status == "fail"
+        else line
+        for line in lines
+    ]
 
 
 def direct_call(module, file_name: str = "your file"):
     """A call() for check_function that runs the student's module in this process (bundle use)."""
+
     def call(function, args):
         fn = getattr(module, function, None)
         if not callable(fn):
@@ -125,4 +151,5 @@ def direct_call(module, file_name: str = "your file"):
             raise Exception(f"raised {type(e).__name__}: {e}") from None
         changed = [not np.array_equal(a, c, equal_nan=True) for a, c in zip(args, copies)]
         return value, changed
+
     return call

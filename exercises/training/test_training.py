@@ -3,11 +3,11 @@
 These use the worked example and a few small fixed cases. The graded (hidden) checks
 use other, random cases, so passing here is necessary, not sufficient.
 """
+
 import importlib.util
 from pathlib import Path
 
 import pytest
-
 from public_checks import check_function, direct_call, load_cases
 
 HERE = Path(__file__).parent

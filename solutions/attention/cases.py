@@ -1,12 +1,14 @@
 """Cases for the attention assignment's checks: random draws for the hidden suites (from a
 generator the grader seeds per student) and the fixed public cases students may see.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 # Shapes stay small (at most 7 per side) so a pure-Python-loop solution passes within the limits,
 # and every draw makes the sides that could be confused differ (n_q != n_k, d_k != d_v, ...).
+
 
 def _distinct(rng: np.random.Generator, k: int, low: int = 2, high: int = 8) -> list[int]:
     """k different sizes in [low, high), every ordered choice alike: the first k of a shuffled range
@@ -17,8 +19,12 @@ def _distinct(rng: np.random.Generator, k: int, low: int = 2, high: int = 8) -> 
 def projection(rng: np.random.Generator):
     """X (n, d_model), W_q and W_k (d_model, d_k), W_v (d_model, d_v), with n, d_model, d_k, d_v all different."""
     n, d_model, d_k, d_v = _distinct(rng, 4)
-    return (rng.normal(size=(n, d_model)), rng.normal(size=(d_model, d_k)),
-            rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v)))
+    return (
+        rng.normal(size=(n, d_model)),
+        rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_v)),
+    )
 
 
 def queries_keys(rng: np.random.Generator):
@@ -84,7 +90,7 @@ def weights_values(rng: np.random.Generator):
     e = np.exp(rng.normal(size=(n_q, n_k)))
     A = e / e.sum(axis=1, keepdims=True)
     while (A.sum(axis=1) == 1.0).all():
-        A[0] *= 1.0 + 2.0 ** -51
+        A[0] *= 1.0 + 2.0**-51
     return A, rng.normal(size=(n_k, d_v))
 
 
@@ -92,18 +98,34 @@ def public(example, reference) -> dict[str, list[tuple[str, tuple]]]:
     """The fixed public cases, by function: the worked example and a few small hand-made ones."""
     Q, K, V = reference.project(*example.inputs())
     q2 = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0]])  # (n_q=2, d_k=3)
-    k4 = np.array([[1.0, 1.0, 0.0], [0.0, 2.0, 1.0], [-1.0, 0.0, 1.0], [0.5, 0.5, 0.5]])  # (n_k=4, d_k=3)
+    k4 = np.array(
+        [[1.0, 1.0, 0.0], [0.0, 2.0, 1.0], [-1.0, 0.0, 1.0], [0.5, 0.5, 0.5]]
+    )  # (n_k=4, d_k=3)
     a23 = np.array([[0.5, 0.25, 0.25], [0.0, 1.0, 0.0]])  # (n_q=2, n_k=3)
     v32 = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 4.0]])  # (n_k=3, d_v=2)
     return {
         "project": [("the 'two plus three' embeddings", example.inputs())],
-        "score": [("the 'two plus three' Q and K", (Q, K)),
-                  ("2 queries against 4 keys", (q2, k4))],
-        "softmax": [("the 'two plus three' scores", (example.S,)),
-                    ("the seed's row of scores [2.1, 0.3, 2.0] for 'plus'", (np.array([2.1, 0.3, 2.0]),)),
-                    ("scores near 1000", (np.array([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 1000.0],
-                                                    [0.0, 1000.0, -1000.0], [-1002.0, -1000.0, -1001.0]]),))],
-        "aggregate": [("the 'two plus three' weights and values", (example.A, V)),
-                      ("2 queries mixing 3 values", (a23, v32))],
+        "score": [("the 'two plus three' Q and K", (Q, K)), ("2 queries against 4 keys", (q2, k4))],
+        "softmax": [
+            ("the 'two plus three' scores", (example.S,)),
+            ("the seed's row of scores [2.1, 0.3, 2.0] for 'plus'", (np.array([2.1, 0.3, 2.0]),)),
+            (
+                "scores near 1000",
+                (
+                    np.array(
+                        [
+                            [1000.0, 1001.0, 1002.0],
+                            [-1000.0, 0.0, 1000.0],
+                            [0.0, 1000.0, -1000.0],
+                            [-1002.0, -1000.0, -1001.0],
+                        ]
+                    ),
+                ),
+            ),
+        ],
+        "aggregate": [
+            ("the 'two plus three' weights and values", (example.A, V)),
+            ("2 queries mixing 3 values", (a23, v32)),
+        ],
         "attend": [("the 'two plus three' example", example.inputs())],
     }

@@ -10,6 +10,7 @@ carry what a token is worth, its value: the output of "plus" is 0.45 x 2 + 0.10 
 about 2.25, visibly a mix of two and three. Every token sees every other one (bidirectional); a
 causal mask would let "plus" see only "two" and itself.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,45 +18,61 @@ from dataclasses import dataclass
 import numpy as np
 
 TOKENS = ("two", "plus", "three")
-FEATURES = ("number", "operator", "value", "even", "odd")  # what each embedding component says of its token
+FEATURES = (
+    "number",
+    "operator",
+    "value",
+    "even",
+    "odd",
+)  # what each embedding component says of its token
 KEY_FEATURES = ("number", "operator", "parity")  # what a Key advertises (and a Query asks for)
 
-X = np.array([
-    [0.8, 0.1, 2.0, 1.0, 0.0],  # two: mostly a number, worth 2, even
-    [0.1, 0.9, 0.0, 0.0, 0.0],  # plus: mostly an operator, worth nothing
-    [0.7, 0.2, 3.0, 0.0, 1.0],  # three: mostly a number, worth 3, odd
-])  # (n=3, d_model=5)
+X = np.array(
+    [
+        [0.8, 0.1, 2.0, 1.0, 0.0],  # two: mostly a number, worth 2, even
+        [0.1, 0.9, 0.0, 0.0, 0.0],  # plus: mostly an operator, worth nothing
+        [0.7, 0.2, 3.0, 0.0, 1.0],  # three: mostly a number, worth 3, odd
+    ]
+)  # (n=3, d_model=5)
 
-W_q = np.array([
-    [0.0, -1.10, 0.0],  # a number asks away from operators
-    [1.55, 0.0, 0.0],  # an operator asks for numbers
-    [0.0, 0.0, 0.0],  # the value asks for nothing
-    [0.0, 0.0, 0.99],  # an even number asks for even
-    [0.0, 0.0, -1.08],  # an odd number asks for odd
-])  # (d_model=5, d_k=3): [number?, operator?, parity?]
+W_q = np.array(
+    [
+        [0.0, -1.10, 0.0],  # a number asks away from operators
+        [1.55, 0.0, 0.0],  # an operator asks for numbers
+        [0.0, 0.0, 0.0],  # the value asks for nothing
+        [0.0, 0.0, 0.99],  # an even number asks for even
+        [0.0, 0.0, -1.08],  # an odd number asks for odd
+    ]
+)  # (d_model=5, d_k=3): [number?, operator?, parity?]
 
-W_k = np.array([
-    [0.0, 0.0, 0.0],
-    [0.0, 1.3, 0.0],  # "I am an operator"
-    [0.0, 0.0, 0.0],
-    [1.0, 0.0, 1.0],  # "I am a number, and even"
-    [1.0, 0.0, -1.0],  # "I am a number, and odd"
-])  # (d_model=5, d_k=3): [number, operator, parity]
+W_k = np.array(
+    [
+        [0.0, 0.0, 0.0],
+        [0.0, 1.3, 0.0],  # "I am an operator"
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 1.0],  # "I am a number, and even"
+        [1.0, 0.0, -1.0],  # "I am a number, and odd"
+    ]
+)  # (d_model=5, d_k=3): [number, operator, parity]
 
-W_v = np.array([
-    [0.0],
-    [0.0],
-    [1.0],  # a token passes on its value
-    [0.0],
-    [0.0],
-])  # (d_model=5, d_v=1): [value]
+W_v = np.array(
+    [
+        [0.0],
+        [0.0],
+        [1.0],  # a token passes on its value
+        [0.0],
+        [0.0],
+    ]
+)  # (d_model=5, d_v=1): [value]
 
 # The table the course teaches (rows: who attends; columns: to whom); the fixture matches it to 0.01.
-TEACHING_TABLE = np.array([
-    [0.80, 0.10, 0.10],
-    [0.45, 0.10, 0.45],
-    [0.10, 0.10, 0.80],
-])
+TEACHING_TABLE = np.array(
+    [
+        [0.80, 0.10, 0.10],
+        [0.45, 0.10, 0.45],
+        [0.10, 0.10, 0.80],
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -75,15 +92,20 @@ class Fixture:
     def matrices(self) -> dict:
         """The example's matrices a quiz may ask about: name -> (values, row labels, column labels)."""
         d_v = ("value",) if self.O.shape[1] == 1 else tuple(f"d{i}" for i in range(self.O.shape[1]))
-        return {"S": (self.S, self.tokens, self.tokens), "A": (self.A, self.tokens, self.tokens),
-                "O": (self.O, self.tokens, d_v)}
+        return {
+            "S": (self.S, self.tokens, self.tokens),
+            "A": (self.A, self.tokens, self.tokens),
+            "O": (self.O, self.tokens, d_v),
+        }
 
     def render(self) -> str:
         return render(self)
 
     def as_json(self) -> dict:
-        return {"tokens": list(self.tokens), **{k: getattr(self, k).tolist()
-                                                 for k in ("X", "W_q", "W_k", "W_v", "S", "A", "O")}}
+        return {
+            "tokens": list(self.tokens),
+            **{k: getattr(self, k).tolist() for k in ("X", "W_q", "W_k", "W_v", "S", "A", "O")},
+        }
 
 
 def build(reference) -> Fixture:
@@ -117,17 +139,25 @@ def render(fx: Fixture) -> str:
         "",
         _table("W_k (d_model x d_k): what each feature advertises", fx.W_k, FEATURES, KEY_FEATURES),
         "",
-        _table("W_v (d_model x d_v): what each feature passes on", fx.W_v, FEATURES,
-               ("value",) if fx.W_v.shape[1] == 1 else dims(fx.W_v.shape[1])),
+        _table(
+            "W_v (d_model x d_v): what each feature passes on",
+            fx.W_v,
+            FEATURES,
+            ("value",) if fx.W_v.shape[1] == 1 else dims(fx.W_v.shape[1]),
+        ),
         "",
         _table("S = Q K^T: scores (row attends to column)", fx.S, fx.tokens, fx.tokens),
         "",
         _table("A = softmax(S): attention weights, each row sums to 1", fx.A, fx.tokens, fx.tokens),
         "",
-        _table("O = A V: outputs", fx.O, fx.tokens, ("value",) if fx.O.shape[1] == 1 else dims(fx.O.shape[1])),
+        _table(
+            "O = A V: outputs",
+            fx.O,
+            fx.tokens,
+            ("value",) if fx.O.shape[1] == 1 else dims(fx.O.shape[1]),
+        ),
         "",
-        "'plus' puts {:.0%} of its attention on the two numbers; its output {:.2f} is their weighted".format(
-            fx.A[plus, 0] + fx.A[plus, 2], fx.O[plus, 0]),
+        f"'plus' puts {fx.A[plus, 0] + fx.A[plus, 2]:.0%} of its attention on the two numbers; its output {fx.O[plus, 0]:.2f} is their weighted",
         "average (not their sum): a layer after attention has to turn that mix into 5.",
         "Every token sees every other one here (bidirectional); a causal mask would hide 'three' from 'plus'.",
     ]

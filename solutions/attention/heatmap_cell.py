@@ -1,7 +1,7 @@
 # Your attention matrix on "two plus three" next to the reference's (from public_cases.json).
 import matplotlib.pyplot as plt
 
-TOKENS = ['two', 'plus', 'three']
+TOKENS = ["two", "plus", "three"]
 case = CASES["functions"]["attend"][0]
 reference_A = np.array(case["expected"]["tuple"][1])
 try:
@@ -31,5 +31,12 @@ for ax, A, title in ((axes[0], your_A, "yours"), (axes[1], reference_A, "referen
     ax.imshow(A, cmap="Blues", vmin=0, vmax=1)
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
-            ax.text(j, i, f"{A[i, j]:.2f}", ha="center", va="center", color="white" if A[i, j] > 0.55 else "black")
+            ax.text(
+                j,
+                i,
+                f"{A[i, j]:.2f}",
+                ha="center",
+                va="center",
+                color="white" if A[i, j] > 0.55 else "black",
+            )
 plt.show()

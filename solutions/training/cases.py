@@ -1,6 +1,7 @@
 """Cases for the hidden suites: random rectangular inputs, gradients by finite differences, and
 what a trained model must achieve (judged here, in the trusted process, from the weights returned).
 """
+
 from functools import lru_cache
 
 import numpy as np
@@ -11,16 +12,24 @@ from .example import EXAMPLE
 from .mistakes import CATALOGUE
 
 # Sentences that are not in training_sentences(): a trained model must read them out too.
-HELD_OUT = ("please nine plus now zero", "four now plus please four", "three plus six please",
-            "now one plus eight", "please five plus two now")
+HELD_OUT = (
+    "please nine plus now zero",
+    "four now plus please four",
+    "three plus six please",
+    "now one plus eight",
+    "please five plus two now",
+)
 FD_RTOL, FD_ATOL = 1e-5, 1e-7  # central differences with h = 1e-6 are good to about 1e-9
 ROW_SHARE = 0.9  # of "plus"'s weight on the two numbers of the example, after training
 PREDICTION_TOLERANCE = 0.1  # |read-out - 5| on the example, after training
-HELD_OUT_TOLERANCE = 0.5  # mean |read-out - sum| over the held-out sentences (the reference: about 0.2)
+HELD_OUT_TOLERANCE = (
+    0.5  # mean |read-out - sum| over the held-out sentences (the reference: about 0.2)
+)
 LOSS_DROP = 0.05  # the last loss must be below this fraction of the first
 
 # ---------------------------------------------------------------------------------------------
 # Finite differences: the gradient of a scalar, computed without any backward function.
+
 
 def numeric_gradient(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
     """Central differences of the scalar f(x) with respect to every entry of x (a copy is nudged)."""
@@ -43,32 +52,43 @@ def fd_softmax_backward(ref, S, dA):
 
 
 def fd_score_backward(ref, Q, K, dS):
-    return (numeric_gradient(lambda q: np.sum(dS * ref.score(q, K)), Q),
-            numeric_gradient(lambda k: np.sum(dS * ref.score(Q, k)), K))
+    return (
+        numeric_gradient(lambda q: np.sum(dS * ref.score(q, K)), Q),
+        numeric_gradient(lambda k: np.sum(dS * ref.score(Q, k)), K),
+    )
 
 
 def fd_aggregate_backward(ref, A, V, dO):
-    return (numeric_gradient(lambda a: np.sum(dO * ref.aggregate(a, V)), A),
-            numeric_gradient(lambda v: np.sum(dO * ref.aggregate(A, v)), V))
+    return (
+        numeric_gradient(lambda a: np.sum(dO * ref.aggregate(a, V)), A),
+        numeric_gradient(lambda v: np.sum(dO * ref.aggregate(A, v)), V),
+    )
 
 
 def fd_project_backward(ref, X, dQ, dK, dV, W):
     """The gradients by finite differences at the matrices W (the exact gradient does not depend on them)."""
+
     def loss_at(i):
-        return lambda w: sum(np.sum(g * m) for g, m in zip((dQ, dK, dV), ref.project(X, *W[:i], w, *W[i + 1:])))
+        return lambda w: sum(
+            np.sum(g * m) for g, m in zip((dQ, dK, dV), ref.project(X, *W[:i], w, *W[i + 1 :]))
+        )
+
     return tuple(numeric_gradient(loss_at(i), W[i]) for i in range(3))
 
 
 def fd_attend_backward(ref, X, W_q, W_k, W_v, dO):
     W = [W_q, W_k, W_v]
+
     def loss_at(i):
-        return lambda w: np.sum(dO * ref.attend(X, *W[:i], w, *W[i + 1:])[0])
+        return lambda w: np.sum(dO * ref.attend(X, *W[:i], w, *W[i + 1 :])[0])
+
     return tuple(numeric_gradient(loss_at(i), W[i]) for i in range(3))
 
 
 # ---------------------------------------------------------------------------------------------
 # Hidden random cases. Shapes are small and rectangular: every size that could be confused with
 # another differs (n_q != n_k, d_k != d_v, ...). Each case also returns what finite differences need.
+
 
 def _sizes(rng, k: int) -> list[int]:
     return [int(x) for x in rng.choice(np.arange(2, 8), size=k, replace=False)]
@@ -90,22 +110,40 @@ def score_case(rng):
 def aggregate_case(rng, ref):
     """(A, V, dO): A with rows summing to 1; n_q, n_k, d_v all different."""
     n_q, n_k, d_v = _sizes(rng, 3)
-    return ref.softmax(rng.normal(size=(n_q, n_k))), rng.normal(size=(n_k, d_v)), rng.normal(size=(n_q, d_v))
+    return (
+        ref.softmax(rng.normal(size=(n_q, n_k))),
+        rng.normal(size=(n_k, d_v)),
+        rng.normal(size=(n_q, d_v)),
+    )
 
 
 def project_case(rng):
     """(X, dQ, dK, dV) and matrices W to take finite differences at; n, d_model, d_k, d_v all different."""
     n, d_model, d_k, d_v = _sizes(rng, 4)
-    args = rng.normal(size=(n, d_model)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v))
-    W = [rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))]
+    args = (
+        rng.normal(size=(n, d_model)),
+        rng.normal(size=(n, d_k)),
+        rng.normal(size=(n, d_k)),
+        rng.normal(size=(n, d_v)),
+    )
+    W = [
+        rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_v)),
+    ]
     return args, W
 
 
 def attend_case(rng):
     """(X, W_q, W_k, W_v, dO); n, d_model, d_k, d_v all different."""
     n, d_model, d_k, d_v = _sizes(rng, 4)
-    return (rng.normal(size=(n, d_model)), 0.7 * rng.normal(size=(d_model, d_k)), 0.7 * rng.normal(size=(d_model, d_k)),
-            rng.normal(size=(d_model, d_v)), rng.normal(size=(n, d_v)))
+    return (
+        rng.normal(size=(n, d_model)),
+        0.7 * rng.normal(size=(d_model, d_k)),
+        0.7 * rng.normal(size=(d_model, d_k)),
+        rng.normal(size=(d_model, d_v)),
+        rng.normal(size=(n, d_v)),
+    )
 
 
 def equal_values_case(rng):
@@ -120,13 +158,16 @@ def equal_values_case(rng):
 # ---------------------------------------------------------------------------------------------
 # Checks against finite differences.
 
+
 def fd_problem(value, expected, names=None) -> str | None:
     """None when the student's gradient matches the finite differences, else one sentence saying where not."""
     msg = problem(value, expected, rtol=FD_RTOL, atol=FD_ATOL, names=names, reveal=False)
     if msg is None:
         return None
-    return (f"{msg}, compared with the gradient estimated by finite differences (nudging each input entry "
-            "by ±1e-6 and watching the loss): check each product against the chain rule")
+    return (
+        f"{msg}, compared with the gradient estimated by finite differences (nudging each input entry "
+        "by ±1e-6 and watching the loss): check each product against the chain rule"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,4 +243,9 @@ def training_summary(ref, value, shape, points: int = 500) -> dict | None:
     step = max(1, -(-losses.size // points))
     curve = [float(f"{x:.6g}") if np.isfinite(x) else None for x in losses[::step]]
     finite = lambda x: round(float(x), 4) if np.isfinite(x) else None  # noqa: E731 - weights may overflow
-    return {"losses": curve, "every": step, "plus_row": [finite(w) for w in row], "prediction": finite(prediction)}
+    return {
+        "losses": curve,
+        "every": step,
+        "plus_row": [finite(w) for w in row],
+        "prediction": finite(prediction),
+    }

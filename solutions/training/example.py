@@ -4,6 +4,7 @@ The starting weights are init_weights(seed) of the reference, as when `train` is
 example keeps every intermediate of one backward pass at those weights (the public cases and the
 hidden suites' fixed cases use them) and what training makes of "plus"'s row and the read-out.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,47 +33,74 @@ class Example:
     def inputs(self, function: str) -> tuple:
         """The example's arguments for one function (train starts from the seed's weights)."""
         c = self.chain
-        return {"softmax_backward": (c["A"], c["dA"]), "score_backward": (c["Q"], c["K"], c["dS"]),
-                "aggregate_backward": (c["A"], c["V"], c["dO"]),
-                "project_backward": (c["X"], c["dQ"], c["dK"], c["dV"]),
-                "attend_backward": (c["X"], self.W_q, self.W_k, c["W_v"], c["dO"]),
-                "train": (self.W_q, self.W_k)}[function]
+        return {
+            "softmax_backward": (c["A"], c["dA"]),
+            "score_backward": (c["Q"], c["K"], c["dS"]),
+            "aggregate_backward": (c["A"], c["V"], c["dO"]),
+            "project_backward": (c["X"], c["dQ"], c["dK"], c["dV"]),
+            "attend_backward": (c["X"], self.W_q, self.W_k, c["W_v"], c["dO"]),
+            "train": (self.W_q, self.W_k),
+        }[function]
 
     def as_json(self) -> dict:
-        return {"sentence": EXAMPLE, "tokens": list(self.tokens), "seed": self.seed,
-                "before": self.before, "after": self.after,
-                "with_fillers": {"sentence": FILLER_EXAMPLE, "before": self.filler_before, "after": self.filler_after},
-                "losses": {"first": float(self.losses[0]), "last": float(self.losses[-1]), "steps": len(self.losses)}}
-
+        return {
+            "sentence": EXAMPLE,
+            "tokens": list(self.tokens),
+            "seed": self.seed,
+            "before": self.before,
+            "after": self.after,
+            "with_fillers": {
+                "sentence": FILLER_EXAMPLE,
+                "before": self.filler_before,
+                "after": self.filler_after,
+            },
+            "losses": {
+                "first": float(self.losses[0]),
+                "last": float(self.losses[-1]),
+                "steps": len(self.losses),
+            },
+        }
 
     def matrices(self) -> dict:
         """Labelled matrices the quiz may ask about: name -> (values, row labels, column labels)."""
         tokens, plus = self.tokens, ("plus",)
-        return {"S": (self.chain["S"], tokens, tokens), "A": (self.chain["A"], tokens, tokens),
-                "before": (np.array([self.before["plus_row"]]), plus, tokens),
-                "after": (np.array([self.after["plus_row"]]), plus, tokens)}
+        return {
+            "S": (self.chain["S"], tokens, tokens),
+            "A": (self.chain["A"], tokens, tokens),
+            "before": (np.array([self.before["plus_row"]]), plus, tokens),
+            "after": (np.array([self.after["plus_row"]]), plus, tokens),
+        }
 
     def render(self) -> str:
         """The example as text: "plus"'s row and the read-out, before and after training."""
         share = lambda r: r["plus_row"][0] + r["plus_row"][2]  # noqa: E731
-        return "\n".join([
-            f"Training on the arithmetic task from the course seed {self.seed} ({len(self.losses)} steps)",
-            "",
-            _row("Before: 'plus' attends (random W_q, W_k)", self.tokens, self.before["plus_row"]),
-            f"'{EXAMPLE}' reads out {self.before['prediction']:.3f} (the sum is 5); "
-            f"{share(self.before):.0%} of the attention of 'plus' is on the numbers.",
-            "",
-            _row("After training", self.tokens, self.after["plus_row"]),
-            f"'{EXAMPLE}' reads out {self.after['prediction']:.3f}; "
-            f"{share(self.after):.0%} of the attention of 'plus' is on the numbers.",
-            "",
-            _row("With filler words, after training", FILLER_EXAMPLE.split(), self.filler_after["plus_row"]),
-            f"'{FILLER_EXAMPLE}' reads out {self.filler_after['prediction']:.3f} "
-            f"(before training: {self.filler_before['prediction']:.3f}).",
-            "",
-            f"Mean loss over the training sentences: {self.losses[0]:.3f} before the first step, "
-            f"{self.losses[-1]:.4f} before the last.",
-        ])
+        return "\n".join(
+            [
+                f"Training on the arithmetic task from the course seed {self.seed} ({len(self.losses)} steps)",
+                "",
+                _row(
+                    "Before: 'plus' attends (random W_q, W_k)", self.tokens, self.before["plus_row"]
+                ),
+                f"'{EXAMPLE}' reads out {self.before['prediction']:.3f} (the sum is 5); "
+                f"{share(self.before):.0%} of the attention of 'plus' is on the numbers.",
+                "",
+                _row("After training", self.tokens, self.after["plus_row"]),
+                f"'{EXAMPLE}' reads out {self.after['prediction']:.3f}; "
+                f"{share(self.after):.0%} of the attention of 'plus' is on the numbers.",
+                "",
+                _row(
+                    "With filler words, after training",
+                    FILLER_EXAMPLE.split(),
+                    self.filler_after["plus_row"],
+                ),
+                f"'{FILLER_EXAMPLE}' reads out {self.filler_after['prediction']:.3f} "
+                f"(before training: {self.filler_before['prediction']:.3f}).",
+                "",
+                f"Mean loss over the training sentences: {self.losses[0]:.3f} before the first step, "
+                f"{self.losses[-1]:.4f} before the last.",
+            ]
+        )
+
 
 def _row(title: str, words, weights) -> str:
     cells = "".join(f"{w:>9}" for w in words)
@@ -99,15 +127,42 @@ def _chain(ref, W_q, W_k) -> dict:
     dS = ref.softmax_backward(A, dA)
     dQ, dK = ref.score_backward(Q, K, dS)
     dW_q, dW_k, dW_v = ref.project_backward(X, dQ, dK, dV)
-    return {"X": X, "W_v": ref.value_weights(), "Q": Q, "K": K, "V": V, "S": S, "A": A, "O": O, "dO": dO, "dA": dA,
-            "dV": dV, "dS": dS, "dQ": dQ, "dK": dK, "dW_q": dW_q, "dW_k": dW_k, "dW_v": dW_v}
+    return {
+        "X": X,
+        "W_v": ref.value_weights(),
+        "Q": Q,
+        "K": K,
+        "V": V,
+        "S": S,
+        "A": A,
+        "O": O,
+        "dO": dO,
+        "dA": dA,
+        "dV": dV,
+        "dS": dS,
+        "dQ": dQ,
+        "dK": dK,
+        "dW_q": dW_q,
+        "dW_k": dW_k,
+        "dW_v": dW_v,
+    }
 
 
 def build(ref, seed: int) -> Example:
     """The example for this reference and course seed (trains the reference once)."""
     W_q, W_k = ref.init_weights(seed)
     trained_q, trained_k, losses = ref.train(W_q, W_k)
-    return Example(seed, tuple(EXAMPLE.split()), W_q, W_k, _chain(ref, W_q, W_k), trained_q, trained_k,
-                   np.asarray(losses), readout(ref, EXAMPLE, W_q, W_k), readout(ref, EXAMPLE, trained_q, trained_k),
-                   readout(ref, FILLER_EXAMPLE, W_q, W_k), readout(ref, FILLER_EXAMPLE, trained_q, trained_k))
-
+    return Example(
+        seed,
+        tuple(EXAMPLE.split()),
+        W_q,
+        W_k,
+        _chain(ref, W_q, W_k),
+        trained_q,
+        trained_k,
+        np.asarray(losses),
+        readout(ref, EXAMPLE, W_q, W_k),
+        readout(ref, EXAMPLE, trained_q, trained_k),
+        readout(ref, FILLER_EXAMPLE, W_q, W_k),
+        readout(ref, FILLER_EXAMPLE, trained_q, trained_k),
+    )

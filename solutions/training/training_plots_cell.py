@@ -25,13 +25,20 @@ ax.legend()
 
 for ax, sentence in ((axes[1], "two plus three"), (axes[2], "please two plus now three")):
     words = sentence.split()
-    rows = [("before", predict(sentence, start_q, start_k)), ("reference", predict(sentence, ref_q, ref_k))]
+    rows = [
+        ("before", predict(sentence, start_q, start_k)),
+        ("reference", predict(sentence, ref_q, ref_k)),
+    ]
     if your_q is not None:
         rows.append(("yours", predict(sentence, np.asarray(your_q), np.asarray(your_k))))
     width = 0.8 / len(rows)
     for k, (label, (prediction, row)) in enumerate(rows):
-        ax.bar(np.arange(len(words)) + (k - (len(rows) - 1) / 2) * width, row, width,
-               label=f"{label}: reads out {prediction:.2f}")
+        ax.bar(
+            np.arange(len(words)) + (k - (len(rows) - 1) / 2) * width,
+            row,
+            width,
+            label=f"{label}: reads out {prediction:.2f}",
+        )
     ax.set_xticks(range(len(words)), words)
     ax.set_ylim(0, 1)
     ax.set_title(f"how 'plus' attends in '{sentence}'")

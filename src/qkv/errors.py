@@ -1,4 +1,5 @@
 """The one user-facing error type: printed as a single line at the CLI boundary, exit code 2."""
+
 import difflib
 
 

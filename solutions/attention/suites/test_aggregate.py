@@ -1,4 +1,5 @@
 """Hidden checks for aggregate(A, V) -> O, given the reference's weights (never the student's)."""
+
 import pytest
 
 pytestmark = pytest.mark.part("aggregate")

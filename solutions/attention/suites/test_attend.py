@@ -1,4 +1,5 @@
 """Hidden checks for attend(X, W_q, W_k, W_v) -> (O, A): the one part that tests the chain."""
+
 import numpy as np
 import pytest
 
@@ -28,8 +29,10 @@ def test_attention_rows_sum_to_one(expect, rng, cases):
     args = cases.projection(rng)
     value, _ = expect.call("attend", *args)
     A = as_array(value[1]) if isinstance(value, (tuple, list)) and len(value) == 2 else None
-    expect.holds(A is not None and A.ndim == 2 and np.allclose(A.sum(axis=-1), 1.0),
-                 "the attention matrix (the second item returned) must have rows that sum to 1")
+    expect.holds(
+        A is not None and A.ndim == 2 and np.allclose(A.sum(axis=-1), 1.0),
+        "the attention matrix (the second item returned) must have rows that sum to 1",
+    )
     expect.counts_if_right("attend", value, args, "the attention matrix's rows sum to 1")
 
 

@@ -1,4 +1,5 @@
 """Hidden checks for project(X, W_q, W_k, W_v) -> (Q, K, V)."""
+
 import pytest
 
 pytestmark = pytest.mark.part("project")

@@ -1,4 +1,5 @@
 """Hidden checks for score(Q, K) -> S, raw dot products."""
+
 import pytest
 
 pytestmark = pytest.mark.part("score")

@@ -1,4 +1,5 @@
 """Hidden checks for aggregate_backward(A, V, dO) -> (dA, dV), with n_q, n_k and d_v all different."""
+
 import numpy as np
 import pytest
 
@@ -29,8 +30,11 @@ def test_value_gradients_add_up_to_the_output_gradients(expect, rng, cases, ref)
     value, _ = expect.call("aggregate_backward", A, V, dO)
     _, dV = cases.gradients(value, 2) or (None, None)
     ok = dV is not None and dV.shape == V.shape and np.allclose(dV.sum(axis=0), dO.sum(axis=0))
-    expect.holds(ok, "the rows of dV must add up to the rows of dO: each row of A sums to 1, so every bit of "
-                     "an output's gradient goes to some Value")
+    expect.holds(
+        ok,
+        "the rows of dV must add up to the rows of dO: each row of A sums to 1, so every bit of "
+        "an output's gradient goes to some Value",
+    )
 
 
 def test_inputs_are_left_unchanged(expect, rng, cases, ref):

@@ -1,4 +1,5 @@
 """Hidden checks for project_backward(X, dQ, dK, dV) -> (dW_q, dW_k, dW_v)."""
+
 import numpy as np
 import pytest
 
@@ -21,7 +22,9 @@ def test_random_shapes(expect, rng, n_cases, cases):
 def test_matches_finite_differences(expect, rng, cases, ref):
     args, W = cases.project_case(rng)
     value, _ = expect.call("project_backward", *args)
-    msg = cases.fd_problem(value, cases.fd_project_backward(ref, *args, W), names=("dW_q", "dW_k", "dW_v"))
+    msg = cases.fd_problem(
+        value, cases.fd_project_backward(ref, *args, W), names=("dW_q", "dW_k", "dW_v")
+    )
     expect.holds(msg is None, msg or "")
 
 
@@ -29,9 +32,17 @@ def test_each_gradient_comes_from_its_own_projection(expect, rng, cases):
     (X, dQ, dK, dV), _ = cases.project_case(rng)
     value, _ = expect.call("project_backward", X, dQ, np.zeros_like(dK), np.zeros_like(dV))
     got = cases.gradients(value, 3)
-    ok = (got is not None and not np.allclose(got[0], 0) and np.allclose(got[1], 0) and np.allclose(got[2], 0))
-    expect.holds(ok, "with dK and dV zero, dW_k and dW_v must be zero and dW_q not: each matrix's gradient "
-                     "comes only from the projection it makes")
+    ok = (
+        got is not None
+        and not np.allclose(got[0], 0)
+        and np.allclose(got[1], 0)
+        and np.allclose(got[2], 0)
+    )
+    expect.holds(
+        ok,
+        "with dK and dV zero, dW_k and dW_v must be zero and dW_q not: each matrix's gradient "
+        "comes only from the projection it makes",
+    )
 
 
 def test_inputs_are_left_unchanged(expect, rng, cases):

@@ -1,4 +1,5 @@
 """Hidden checks for score_backward(Q, K, dS) -> (dQ, dK), with n_q != n_k."""
+
 import numpy as np
 import pytest
 
@@ -33,9 +34,15 @@ def test_one_scores_gradient_reaches_only_its_query_and_its_key(expect, rng, cas
     dQ, dK = cases.gradients(value, 2) or (None, None)
     want_q, want_k = np.zeros_like(Q), np.zeros_like(K)
     want_q[i], want_k[j] = K[j], Q[i]
-    ok = all(g is not None and g.shape == w.shape and np.allclose(g, w) for g, w in ((dQ, want_q), (dK, want_k)))
-    expect.holds(ok, "with dS = 1 at one score S[i, j] and 0 elsewhere, dQ must be K[j] in row i and dK must be "
-                     "Q[i] in row j, zero everywhere else: S[i, j] = Q[i] . K[j] touches nothing else")
+    ok = all(
+        g is not None and g.shape == w.shape and np.allclose(g, w)
+        for g, w in ((dQ, want_q), (dK, want_k))
+    )
+    expect.holds(
+        ok,
+        "with dS = 1 at one score S[i, j] and 0 elsewhere, dQ must be K[j] in row i and dK must be "
+        "Q[i] in row j, zero everywhere else: S[i, j] = Q[i] . K[j] touches nothing else",
+    )
 
 
 def test_inputs_are_left_unchanged(expect, rng, cases):

@@ -4,6 +4,7 @@ It works from the course (an instructor's or a grader's copy: the cases are comp
 reference) or from a released folder alone (a student's copy: public_cases.json and quiz_form.json
 carry the cases, the tolerance and the form of the quiz, and nothing secret).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,9 @@ from qkv.course import layout
 from qkv.course.config import Assignment, Course, Limits
 from qkv.errors import QkvError
 from qkv.intake import submissions as submission
+from qkv.sandbox.host import Sandbox
 from qkv.shipped import checks as public_checks
 from qkv.shipped.checks import Line, NotImplementedYet
-from qkv.sandbox.host import Sandbox
 
 
 @dataclass(frozen=True)
@@ -46,23 +47,40 @@ class Target:
         """Seconds one call may take, for the functions that have their own limit (a copied file may say
         anything: what is not a positive number of seconds is left out)."""
         given = self.cases.get("timeouts")
-        return {f: float(s) for f, s in given.items() if isinstance(f, str) and type(s) in (int, float)
-                and 0 < s < float("inf")} if isinstance(given, dict) else {}
+        return (
+            {
+                f: float(s)
+                for f, s in given.items()
+                if isinstance(f, str) and type(s) in (int, float) and 0 < s < float("inf")
+            }
+            if isinstance(given, dict)
+            else {}
+        )
 
 
 def for_course(course: Course, assignment: Assignment) -> Target:
     """The checks as the course defines them (the cases computed from the reference now)."""
     from qkv.content import loader  # noqa: PLC0415 - a student's copy has no content to load
     from qkv.shipped import cases as public_cases  # noqa: PLC0415
+
     content = loader.load(course, assignment)
-    cases = public_cases.build(content, content.reference, rtol=course.tolerance.rtol, atol=course.tolerance.atol,
-                               module=layout.module_name(assignment), packages=course.packages,
-                               timeouts=assignment.call_timeouts())
+    cases = public_cases.build(
+        content,
+        content.reference,
+        rtol=course.tolerance.rtol,
+        atol=course.tolerance.atol,
+        module=layout.module_name(assignment),
+        packages=course.packages,
+        timeouts=assignment.call_timeouts(),
+    )
     quiz = None
     if assignment.quiz:
         from qkv.quiz import grading as quiz_grading  # noqa: PLC0415
+
         quiz = quiz_grading.load_quiz(course, assignment)
-    return Target(layout.module_name(assignment), cases, course.limits, tuple(course.packages), quiz)
+    return Target(
+        layout.module_name(assignment), cases, course.limits, tuple(course.packages), quiz
+    )
 
 
 def for_release(folder: Path) -> Target:
@@ -72,11 +90,14 @@ def for_release(folder: Path) -> Target:
         cases = json.loads(cases_path.read_text(encoding="utf-8"))
         module = str(cases["module"])
     except (OSError, ValueError, KeyError, TypeError):
-        raise QkvError(f"{cases_path}: unreadable; copy it again from the released folder") from None
+        raise QkvError(
+            f"{cases_path}: unreadable; copy it again from the released folder"
+        ) from None
     quiz = None
     form_path = Path(folder) / layout.QUIZ_FORM_FILE
     if form_path.is_file():
         from qkv.quiz import form  # noqa: PLC0415
+
         quiz = form.loads(form_path.read_text(encoding="utf-8"), name=str(form_path))
     return Target(module, cases, Limits(), tuple(cases.get("packages", ["numpy"])), quiz)
 
@@ -108,10 +129,19 @@ def paths_to_check(target: Target, path: Path) -> tuple[Path | None, Path | None
     """(code to check, answers to check) for a file or a folder."""
     answers_names = layout.ANSWERS_FILES
     if path.is_dir():
-        code = next((path / n for n in (target.code_file, target.notebook_file) if (path / n).is_file()), None)
-        answers = next((path / n for n in answers_names if (path / n).is_file()), None) if target.quiz is not None else None
+        code = next(
+            (path / n for n in (target.code_file, target.notebook_file) if (path / n).is_file()),
+            None,
+        )
+        answers = (
+            next((path / n for n in answers_names if (path / n).is_file()), None)
+            if target.quiz is not None
+            else None
+        )
         if code is None and answers is None:
-            raise QkvError(f"{path}: holds no {target.code_file}, {target.notebook_file} or {layout.ANSWERS_FILE}")
+            raise QkvError(
+                f"{path}: holds no {target.code_file}, {target.notebook_file} or {layout.ANSWERS_FILE}"
+            )
         return code, answers
     if path.suffix in (".yaml", ".yml") or path.name in answers_names:
         if target.quiz is None:
@@ -119,8 +149,10 @@ def paths_to_check(target: Target, path: Path) -> tuple[Path | None, Path | None
         return None, path
     if path.suffix in (".py", ".ipynb"):
         return path, None
-    raise QkvError(f"{path.name}: qkv check takes {target.code_file}, {target.notebook_file}, "
-                   f"{layout.ANSWERS_FILE} or a folder holding them")
+    raise QkvError(
+        f"{path.name}: qkv check takes {target.code_file}, {target.notebook_file}, "
+        f"{layout.ANSWERS_FILE} or a folder holding them"
+    )
 
 
 def named_by(course: Course, path: Path) -> Assignment:
@@ -129,21 +161,28 @@ def named_by(course: Course, path: Path) -> Assignment:
     path = Path(path)
     for assignment in course.assignments:
         names = {n.lower() for n in layout.submission_files(assignment)}
-        if path.name.lower() in names or (path.is_dir() and any((path / n).is_file() for n in names)):
+        if path.name.lower() in names or (
+            path.is_dir() and any((path / n).is_file() for n in names)
+        ):
             return assignment
     return course.assignments[0]
 
 
 def check_code(target: Target, path: Path) -> list[Line]:
     """Run the public checks on one student file (or notebook) and return a line per function."""
-    files = submission.code_files(path, entry=target.code_file, functions=target.functions, limits=target.limits)
+    files = submission.code_files(
+        path, entry=target.code_file, functions=target.functions, limits=target.limits
+    )
     with Sandbox(target.limits, packages=target.packages) as sandbox:
         calls = _Calls(sandbox, files, target.code_file, target.timeouts)
         try:
             if not calls.session.load.ok:
                 return [Line(target.code_file, "fail", calls.session.load.message)]
             notes = [Line(target.code_file, "note", text) for text in calls.session.load.stopped]
-            lines = [public_checks.check_function(calls, function, target.cases) for function in target.functions]
+            lines = [
+                public_checks.check_function(calls, function, target.cases)
+                for function in target.functions
+            ]
         finally:
             calls.close()
     return notes + public_checks.with_chain_hints(lines, target.cases)
@@ -155,9 +194,12 @@ def check_answers(target: Target, source) -> tuple[bool, list[str]]:
     if target.quiz is None:
         return True, []
     from qkv.quiz.answers import read_answers  # noqa: PLC0415
+
     sheet = read_answers(source, target.quiz)
     problems = sheet.lines()
-    return not problems, problems or [f"{sheet.name}: well-formed, {sheet.answered} of {sheet.total} questions answered"]
+    return not problems, problems or [
+        f"{sheet.name}: well-formed, {sheet.answered} of {sheet.total} questions answered"
+    ]
 
 
 def check_notebook_answers(target: Target, path: Path) -> tuple[bool, list[str]]:

@@ -3,6 +3,7 @@
 The content decides what is worth drawing (a worked example's matrix beside the student's, say);
 the engine only knows how to draw a labelled matrix and a curve.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,7 +33,9 @@ class Curve:
     values: tuple  # numbers; None for a value that is missing (not finite, say)
     xlabel: str = ""
     ylabel: str = ""
-    log: bool = False  # a logarithmic y axis (when every value is positive and they span a factor of 10)
+    log: bool = (
+        False  # a logarithmic y axis (when every value is positive and they span a factor of 10)
+    )
     every: int = 1  # the values are those of every `every`-th index (the x axis counts indices)
     caption: str = ""
     alt: str = ""

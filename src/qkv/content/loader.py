@@ -23,6 +23,7 @@ Optional names (defaults in brackets):
     mutant_inputs(rng) -> {function: args}: random inputs that tell `qkv validate --mutants`
                      which mutants are equivalent to the reference  [the public cases only]
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -97,7 +98,9 @@ class Content:
         try:
             return self.reference_path.read_text(encoding="utf-8")
         except OSError as e:
-            raise QkvError(f"{self.reference_path}: cannot read the reference ({e.strerror})") from None
+            raise QkvError(
+                f"{self.reference_path}: cannot read the reference ({e.strerror})"
+            ) from None
 
     @cached_property
     def reference(self) -> types.ModuleType:
@@ -117,7 +120,11 @@ class Content:
 
     def example_for(self, reference):
         """The worked example computed with `reference` (a master being released, say)."""
-        return self.example if reference is None or reference is self.reference else self._build_example(reference)
+        return (
+            self.example
+            if reference is None or reference is self.reference
+            else self._build_example(reference)
+        )
 
     def public_cases(self, reference=None) -> dict:
         return self.module.public_cases(reference or self.reference, self.example_for(reference))
@@ -136,7 +143,9 @@ class Content:
         for part in self.assignment.parts:
             suite = self.suites_dir / f"test_{part.id}.py"
             if not suite.is_file():
-                raise QkvError(f"part '{part.id}': no hidden suite {suite.name} in {self.suites_dir}")
+                raise QkvError(
+                    f"part '{part.id}': no hidden suite {suite.name} in {self.suites_dir}"
+                )
             files.append(str(suite))
         return files
 
@@ -161,8 +170,10 @@ def _import(folder: Path, assignment_id: str) -> types.ModuleType:
         return importlib.import_module(f"{name}.{layout.CONTENT_MODULE}")
     except ModuleNotFoundError as e:
         if e.name == f"{name}.{layout.CONTENT_MODULE}":
-            raise QkvError(f"{folder / (layout.CONTENT_MODULE + '.py')}: not found (every assignment's "
-                           "folder needs one)") from None
+            raise QkvError(
+                f"{folder / (layout.CONTENT_MODULE + '.py')}: not found (every assignment's "
+                "folder needs one)"
+            ) from None
         raise
 
 
@@ -177,8 +188,11 @@ def _load(reference_path: Path, assignment, seed: int) -> Content:
     unknown = [p.function for p in assignment.parts if p.function not in content.functions]
     if unknown:
         from qkv.errors import did_you_mean  # noqa: PLC0415
-        raise QkvError(f"assignment '{assignment.id}': part function '{unknown[0]}' is not one of "
-                       f"{', '.join(content.functions)}" + did_you_mean(unknown[0], content.functions))
+
+        raise QkvError(
+            f"assignment '{assignment.id}': part function '{unknown[0]}' is not one of "
+            f"{', '.join(content.functions)}" + did_you_mean(unknown[0], content.functions)
+        )
     return content
 
 
@@ -200,8 +214,10 @@ def snapshot(course, assignment) -> dict[str, bytes]:
         try:
             files[path.relative_to(root).as_posix()] = path.read_bytes()
         except ValueError:
-            raise QkvError(f"{path}: outside the course folder {root}; keep an assignment's files beside "
-                           "course.yaml") from None
+            raise QkvError(
+                f"{path}: outside the course folder {root}; keep an assignment's files beside "
+                "course.yaml"
+            ) from None
     return files
 
 

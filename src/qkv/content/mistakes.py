@@ -7,6 +7,7 @@ its part and be named in its feedback; release computes its outputs on the publi
 student's own checks can name it too. The entries themselves are content:
 `solutions/<assignment>/content.py` lists them.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -20,8 +21,10 @@ from qkv.content import reference as reference_mod
 from qkv.shipped import checks as public_checks
 
 KEPT_INPUTS = 32  # inputs whose mistakes' outputs are kept: the worked example's, and the student's own while judged
-GENERIC_MUTATION = ("the function changed an input array it was given: work on new arrays "
-                    "and leave inputs as they were.")
+GENERIC_MUTATION = (
+    "the function changed an input array it was given: work on new arrays "
+    "and leave inputs as they were."
+)
 
 
 @dataclass(frozen=True)
@@ -31,12 +34,16 @@ class Mistake:
     message: str  # one sentence a student can act on
     source: str  # the wrong implementation
     mutates_input: bool = False  # recognised by the input check rather than by the output
-    alternatives: tuple[str, ...] = ()  # the same mistake with other constants (a temperature of 2, of 10, ...)
+    alternatives: tuple[
+        str, ...
+    ] = ()  # the same mistake with other constants (a temperature of 2, of 10, ...)
 
     @cached_property
     def _compiled(self):
-        return tuple(compile(textwrap.dedent(s), f"<mistake {self.id}>", "exec")
-                     for s in (self.source, *self.alternatives))
+        return tuple(
+            compile(textwrap.dedent(s), f"<mistake {self.id}>", "exec")
+            for s in (self.source, *self.alternatives)
+        )
 
     def function(self, reference, functions: tuple[str, ...], which: int = 0):
         """The wrong function (or its alternative `which`), seeing what a student's file would: the
@@ -53,7 +60,9 @@ class Mistake:
 
     def mutant_source(self, reference_source: str) -> str:
         """The reference file with this mistake spliced in: a submission for `qkv validate`."""
-        return reference_mod.replace_function(reference_source, self.part, textwrap.dedent(self.source))
+        return reference_mod.replace_function(
+            reference_source, self.part, textwrap.dedent(self.source)
+        )
 
 
 class Catalogue:
@@ -92,7 +101,9 @@ class Catalogue:
 
     def mutation_message(self, function: str) -> str:
         """What to tell a student whose function modified its inputs."""
-        return next((m.message for m in self.for_part(function) if m.mutates_input), GENERIC_MUTATION)
+        return next(
+            (m.message for m in self.for_part(function) if m.mutates_input), GENERIC_MUTATION
+        )
 
     def callees(self, function: str, failing) -> list[str]:
         """Of the failing functions, those a chain function calls: the functions listed before it."""
@@ -121,18 +132,20 @@ class Catalogue:
                     copies = [np.array(a, copy=True) for a in args]
                     try:
                         runs.append((m, ("value", wrong(*copies))))
-                    except Exception as e:  # noqa: BLE001 - how the mistake fails is what is recorded
+                    except Exception as e:
                         runs.append((m, ("raised", f"{type(e).__name__}: {str(e)[:300]}")))
             yield from runs
 
-    def _runs(self, reference, function: str, args) -> "_Runs":
+    def _runs(self, reference, function: str, args) -> _Runs:
         """What each mistake did on these inputs, computed only as far as a caller reads, and kept for
         inputs equal bit for bit (every student is judged on the same worked example)."""
         arrays = [np.asarray(a, dtype=np.float64) for a in args]
         key = inputs_key(f"{id(reference)}.{function}", arrays)
         runs = self._kept.get(key)
         if runs is None:
-            runs = self._kept[key] = _Runs(self._each_run(reference, function, [a.copy() for a in arrays]))
+            runs = self._kept[key] = _Runs(
+                self._each_run(reference, function, [a.copy() for a in arrays])
+            )
             if len(self._kept) > KEPT_INPUTS:
                 self._kept.popitem(last=False)
         else:
@@ -155,7 +168,11 @@ class Catalogue:
     def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
         """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:
         a student whose code raises the same error on the same inputs has made that mistake."""
-        return [(m.message, what) for m, (kind, what) in self._runs(reference, function, args) if kind == "raised"]
+        return [
+            (m.message, what)
+            for m, (kind, what) in self._runs(reference, function, args)
+            if kind == "raised"
+        ]
 
     def id_of(self, function: str, message: str) -> str | None:
         """The id of the mistake of `function` a feedback message names, if any."""

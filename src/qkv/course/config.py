@@ -1,4 +1,5 @@
 """course.yaml: declared once as frozen dataclasses, validated on load, mirrored as a JSON Schema."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -9,7 +10,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal
 
 import yaml
 
@@ -42,17 +43,31 @@ def _f(description: str, default=dataclasses.MISSING, *, minimum=None, regrade: 
 class Limits:
     """Resource limits applied to every worker that runs student code."""
 
-    call_timeout_s: float = _f("wall-clock seconds one call of a student function may take", 2.0, minimum=0.05)
-    import_timeout_s: float = _f("wall-clock seconds loading the submission may take", 5.0, minimum=0.05)
+    call_timeout_s: float = _f(
+        "wall-clock seconds one call of a student function may take", 2.0, minimum=0.05
+    )
+    import_timeout_s: float = _f(
+        "wall-clock seconds loading the submission may take", 5.0, minimum=0.05
+    )
     cpu_s: int = _f("CPU seconds one worker may use in all", 20, minimum=1)
     memory_mb: int = _f("address-space limit of one worker, in MiB", 1024, minimum=64)
     max_processes: int = _f("processes and threads one submission may run at once", 16, minimum=1)
     max_file_kb: int = _f("largest file a submission may write, in KiB", 256, minimum=0)
-    max_output_kb: int = _f("stdout/stderr kept per submission, in KiB; the rest is dropped", 16, minimum=1)
-    max_submission_kb: int = _f("largest submission file accepted, in KiB; for a notebook, the size of the "
-                                "code taken from its solution cells", 2048, minimum=1)
-    max_notebook_kb: int = _f("largest notebook file accepted, in KiB, outputs included (only the cells' "
-                              "sources are read)", 65536, minimum=1)
+    max_output_kb: int = _f(
+        "stdout/stderr kept per submission, in KiB; the rest is dropped", 16, minimum=1
+    )
+    max_submission_kb: int = _f(
+        "largest submission file accepted, in KiB; for a notebook, the size of the "
+        "code taken from its solution cells",
+        2048,
+        minimum=1,
+    )
+    max_notebook_kb: int = _f(
+        "largest notebook file accepted, in KiB, outputs included (only the cells' "
+        "sources are read)",
+        65536,
+        minimum=1,
+    )
 
 
 @dataclass(frozen=True)
@@ -70,9 +85,13 @@ class Part:
     id: str = _f("gradebook column and suite name (suites/test_<id>.py beside the reference)")
     function: str = _f("name of the student function this part grades")
     points: float = _f("points for the whole part, shared among its checks by weight", minimum=0)
-    timeout_s: Optional[float] = _f("wall-clock seconds one call of this part's function may take, for a "
-                                    "function that needs more than limits.call_timeout_s (a whole training "
-                                    "run, say)", None, minimum=0.05)
+    timeout_s: float | None = _f(
+        "wall-clock seconds one call of this part's function may take, for a "
+        "function that needs more than limits.call_timeout_s (a whole training "
+        "run, say)",
+        None,
+        minimum=0.05,
+    )
 
 
 @dataclass(frozen=True)
@@ -97,23 +116,41 @@ class Assignment:
 
     id: str = _f("short id used on the command line and in folder names")
     title: str = _f("human-readable title", regrade=False)
-    source: str = _f("the instructor master with solution markers, relative to course.yaml; its folder holds "
-                     "the rest of the assignment (content.py, suites/, README.md) and students hand in a file "
-                     "of the same name")
+    source: str = _f(
+        "the instructor master with solution markers, relative to course.yaml; its folder holds "
+        "the rest of the assignment (content.py, suites/, README.md) and students hand in a file "
+        "of the same name"
+    )
     parts: tuple[Part, ...] = _f("graded parts, in gradebook order")
-    deadline: Optional[str] = _f("due date, ISO 8601 with a time zone (e.g. 2026-12-15T23:59:00+00:00); work "
-                                 "handed in later earns the credit of `late`", None, regrade=False)
-    late: tuple[LateStep, ...] = _f("late windows in order, credit strictly falling; after the last, 0 credit "
-                                    "(without any, late work earns 0)", (), regrade=False)
+    deadline: str | None = _f(
+        "due date, ISO 8601 with a time zone (e.g. 2026-12-15T23:59:00+00:00); work "
+        "handed in later earns the credit of `late`",
+        None,
+        regrade=False,
+    )
+    late: tuple[LateStep, ...] = _f(
+        "late windows in order, credit strictly falling; after the last, 0 credit "
+        "(without any, late work earns 0)",
+        (),
+        regrade=False,
+    )
     extensions: tuple[Extension, ...] = _f("per-student later deadlines", (), regrade=False)
-    overrides: Optional[str] = _f("CSV of manual adjustments (student,part,points,comment; points '+2' or '-3' "
-                                  "is a change, '15' the new points) relative to course.yaml, applied after "
-                                  "grading", None, regrade=False)
+    overrides: str | None = _f(
+        "CSV of manual adjustments (student,part,points,comment; points '+2' or '-3' "
+        "is a change, '15' the new points) relative to course.yaml, applied after "
+        "grading",
+        None,
+        regrade=False,
+    )
     random_cases: int = _f("seeded random cases per randomised check", 3, minimum=1)
-    quiz: Optional[str] = _f("quiz master relative to course.yaml (answers included)", None)
+    quiz: str | None = _f("quiz master relative to course.yaml (answers included)", None)
     quiz_points: float = _f("points for the whole quiz", 0, minimum=0)
-    notebook: Optional[str] = _f("the notebook's story (markdown with qkv directives) relative to course.yaml; "
-                                 "release then writes the notebook too", None, regrade=False)
+    notebook: str | None = _f(
+        "the notebook's story (markdown with qkv directives) relative to course.yaml; "
+        "release then writes the notebook too",
+        None,
+        regrade=False,
+    )
 
     def call_timeouts(self) -> dict[str, float]:
         """Per-call limits of the functions whose parts set their own (any other: limits.call_timeout_s)."""
@@ -123,8 +160,10 @@ class Assignment:
         for p in self.parts:
             if p.id == part_id:
                 return p
-        raise QkvError(f"unknown part '{part_id}' in assignment '{self.id}'"
-                       + did_you_mean(part_id, [p.id for p in self.parts]))
+        raise QkvError(
+            f"unknown part '{part_id}' in assignment '{self.id}'"
+            + did_you_mean(part_id, [p.id for p in self.parts])
+        )
 
 
 @dataclass(frozen=True)
@@ -141,26 +180,43 @@ class Course:
     """The whole course: read from course.yaml."""
 
     name: str = _f("course name shown in reports", regrade=False)
-    seed: int = _f("course seed; cases per student derive from it, the assignment and the student id")
+    seed: int = _f(
+        "course seed; cases per student derive from it, the assignment and the student id"
+    )
     assignments: tuple[Assignment, ...] = _f("the assignments of the course")
     limits: Limits = _f("limits for student code", dataclasses.MISSING, default_factory=Limits)
-    tolerance: Tolerance = _f("comparison tolerances", dataclasses.MISSING, default_factory=Tolerance)
-    feedback: Feedback = _f("what students are shown", dataclasses.MISSING, default_factory=Feedback)
-    packages: tuple[str, ...] = _f("packages beyond the standard library that student code may import "
-                                   "(any other import is refused with one line)", ("numpy",))
-    roster: Optional[str] = _f("CSV of the class (id,name,email,section; optional sis_id, sis_login_id, "
-                               "canvas_id) relative to course.yaml: every student on it gets a gradebook row",
-                               None, regrade=False)
-    resubmissions: Literal["last", "best"] = _f("which of a student's several hand-ins counts: the last one, or "
-                                                "the best after late credit", "last", regrade=False)
+    tolerance: Tolerance = _f(
+        "comparison tolerances", dataclasses.MISSING, default_factory=Tolerance
+    )
+    feedback: Feedback = _f(
+        "what students are shown", dataclasses.MISSING, default_factory=Feedback
+    )
+    packages: tuple[str, ...] = _f(
+        "packages beyond the standard library that student code may import "
+        "(any other import is refused with one line)",
+        ("numpy",),
+    )
+    roster: str | None = _f(
+        "CSV of the class (id,name,email,section; optional sis_id, sis_login_id, "
+        "canvas_id) relative to course.yaml: every student on it gets a gradebook row",
+        None,
+        regrade=False,
+    )
+    resubmissions: Literal["last", "best"] = _f(
+        "which of a student's several hand-ins counts: the last one, or the best after late credit",
+        "last",
+        regrade=False,
+    )
     root: Path = field(default=Path("."), metadata={"internal": True}, compare=False)
 
     def assignment(self, assignment_id: str) -> Assignment:
         for a in self.assignments:
             if a.id == assignment_id:
                 return a
-        raise QkvError(f"{COURSE_FILE}: unknown assignment '{assignment_id}'"
-                       + did_you_mean(assignment_id, [a.id for a in self.assignments]))
+        raise QkvError(
+            f"{COURSE_FILE}: unknown assignment '{assignment_id}'"
+            + did_you_mean(assignment_id, [a.id for a in self.assignments])
+        )
 
     def path(self, relative: str) -> Path:
         return self.root / relative
@@ -168,6 +224,7 @@ class Course:
 
 # ---------------------------------------------------------------------------------------------
 # Loading with one-line errors that name the path and the value.
+
 
 def _describe(value) -> str:
     text = repr(value)
@@ -178,12 +235,12 @@ def _fields(cls_or_obj):
     return _class_fields(cls_or_obj if isinstance(cls_or_obj, type) else type(cls_or_obj))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _class_fields(cls):
     return tuple(f for f in dataclasses.fields(cls) if not f.metadata.get("internal"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _hints(cls) -> dict:
     """The field types of a config class (typing resolves them slowly: once per class)."""
     return typing.get_type_hints(cls)
@@ -199,7 +256,9 @@ def _convert(tp, value, where: str):
         return _convert(inner, value, where)
     if origin is Literal:
         if value not in args:
-            raise QkvError(f"{where}: expected one of {', '.join(map(str, args))}, got {_describe(value)}")
+            raise QkvError(
+                f"{where}: expected one of {', '.join(map(str, args))}, got {_describe(value)}"
+            )
         return value
     if origin is tuple:
         if not isinstance(value, list):
@@ -207,7 +266,9 @@ def _convert(tp, value, where: str):
         return tuple(_convert(args[0], item, f"{where}[{i}]") for i, item in enumerate(value))
     if dataclasses.is_dataclass(tp):
         return _build(tp, value, where)
-    if tp is object:  # checked by the owner, whose rules depend on other fields (a quiz answer's kind)
+    if (
+        tp is object
+    ):  # checked by the owner, whose rules depend on other fields (a quiz answer's kind)
         return value
     if tp is bool:
         if not isinstance(value, bool):
@@ -218,7 +279,11 @@ def _convert(tp, value, where: str):
             raise QkvError(f"{where}: expected a whole number, got {_describe(value)}")
         return value
     if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
             raise QkvError(f"{where}: expected a number, got {_describe(value)}")
         return float(value)
     if tp is str:
@@ -286,8 +351,15 @@ def course_file(path: Path | str | None = None) -> Path:
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def read_text(path: Path, *, name: str, limit: int, missing: str = "not found", what: str = "",
-              encoding: str = "utf-8") -> str:
+def read_text(
+    path: Path,
+    *,
+    name: str,
+    limit: int,
+    missing: str = "not found",
+    what: str = "",
+    encoding: str = "utf-8",
+) -> str:
     """An instructor's text file (course.yaml, a quiz master, a roster), capped at `limit` bytes and
     decoded; every problem is one line naming `name` (`what` the file is, in "cannot read ...")."""
     try:
@@ -318,25 +390,36 @@ def read_yaml(path: Path, *, name: str, limit: int, missing: str = "not found"):
 def load_course(path: Path | str | None = None) -> Course:
     """Read and validate course.yaml (default: ./course.yaml)."""
     path = course_file(path)
-    data = read_yaml(path, name=str(path), limit=MAX_CONFIG_BYTES,
-                     missing="not found (run from the course folder or pass --course PATH)")
+    data = read_yaml(
+        path,
+        name=str(path),
+        limit=MAX_CONFIG_BYTES,
+        missing="not found (run from the course folder or pass --course PATH)",
+    )
     return parse_course(data, root=path.resolve().parent, name=str(path))
 
 
 def grading_view(course: Course, assignment: Assignment) -> dict:
     """What of the course decides one assignment's grades, as plain data: every field except those
     marked regrade=False, and of the assignments only this one. Results store its hash."""
+
     def view(obj):
         if dataclasses.is_dataclass(obj):
-            return {f.name: view(getattr(obj, f.name)) for f in _fields(obj) if f.metadata.get("regrade", True)}
+            return {
+                f.name: view(getattr(obj, f.name))
+                for f in _fields(obj)
+                if f.metadata.get("regrade", True)
+            }
         if isinstance(obj, tuple):
             return [view(x) for x in obj]
         return obj
+
     return {**view(dataclasses.replace(course, assignments=())), "assignment": view(assignment)}
 
 
 # ---------------------------------------------------------------------------------------------
 # The JSON Schema, derived from the same dataclasses (course.schema.json is kept equal by a test).
+
 
 def _schema_of(tp) -> dict:
     origin = typing.get_origin(tp)
@@ -360,16 +443,28 @@ def _schema_of(tp) -> dict:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 required.append(f.name)
             props[f.name] = prop
-        return {"type": "object", "description": (tp.__doc__ or "").strip(), "properties": props,
-                "required": required, "additionalProperties": False}
-    return {bool: {"type": "boolean"}, int: {"type": "integer"}, float: {"type": "number"},
-            str: {"type": "string", "minLength": 1}}[tp]
+        return {
+            "type": "object",
+            "description": (tp.__doc__ or "").strip(),
+            "properties": props,
+            "required": required,
+            "additionalProperties": False,
+        }
+    return {
+        bool: {"type": "boolean"},
+        int: {"type": "integer"},
+        float: {"type": "number"},
+        str: {"type": "string", "minLength": 1},
+    }[tp]
 
 
 def json_schema() -> dict:
     schema = _schema_of(Course)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "qkv-kit course.yaml",
-            **schema}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "qkv-kit course.yaml",
+        **schema,
+    }
 
 
 def schema_text() -> str:

@@ -5,9 +5,10 @@ time (timestamp.txt) may also be nbgrader's `2026-12-15 23:59:00.000000 UTC`, an
 is read as UTC, as nbgrader writes it. A submission handed in by its deadline (the student's extension,
 if any) gets 100 % credit; within a `late:` window, that window's credit; after the last window, 0.
 """
+
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from qkv.course.layout import is_valid_id
 from qkv.errors import QkvError
@@ -25,7 +26,9 @@ def parse_date(text, *, where: str) -> datetime:
     except ValueError:
         raise QkvError(f"{where}: not an ISO 8601 date: {text!r} (write it as {EXAMPLE})") from None
     if when.tzinfo is None:
-        raise QkvError(f"{where}: {text!r} has no time zone (write it as {EXAMPLE}, or end it with Z for UTC)")
+        raise QkvError(
+            f"{where}: {text!r} has no time zone (write it as {EXAMPLE}, or end it with Z for UTC)"
+        )
     return when
 
 
@@ -38,17 +41,19 @@ def parse_handin(text: str) -> datetime | None:
         when = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def iso(when: datetime) -> str:
     """The one written form of a hand-in time: UTC, to the second (`2026-12-15T23:59:00Z`)."""
-    return when.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return when.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def check(assignment, where: str) -> None:
     """Validate an assignment's deadline, late windows and extensions (already typed by config)."""
-    deadline = parse_date(assignment.deadline, where=f"{where}.deadline") if assignment.deadline else None
+    deadline = (
+        parse_date(assignment.deadline, where=f"{where}.deadline") if assignment.deadline else None
+    )
     if (assignment.late or assignment.extensions) and deadline is None:
         key = "late" if assignment.late else "extensions"
         raise QkvError(f"{where}.{key}: set, but the assignment has no deadline")
@@ -56,28 +61,40 @@ def check(assignment, where: str) -> None:
     for i, step in enumerate(assignment.late):
         until = parse_date(step.until, where=f"{where}.late[{i}].until")
         if until <= before:
-            raise QkvError(f"{where}.late[{i}].until: {step.until} is not after "
-                           f"{'the deadline' if i == 0 else f'late[{i - 1}].until'}")
+            raise QkvError(
+                f"{where}.late[{i}].until: {step.until} is not after "
+                f"{'the deadline' if i == 0 else f'late[{i - 1}].until'}"
+            )
         if not 0 <= step.credit < credit:
-            raise QkvError(f"{where}.late[{i}].credit: must fall below {credit:g} and not below 0, got {step.credit:g} "
-                           "(credit falls strictly, window by window)")
+            raise QkvError(
+                f"{where}.late[{i}].credit: must fall below {credit:g} and not below 0, got {step.credit:g} "
+                "(credit falls strictly, window by window)"
+            )
         before, credit = until, step.credit
     seen = set()
     for i, ext in enumerate(assignment.extensions):
         if not is_valid_id(ext.student):
-            raise QkvError(f"{where}.extensions[{i}].student: {ext.student!r} is not a usable student id")
+            raise QkvError(
+                f"{where}.extensions[{i}].student: {ext.student!r} is not a usable student id"
+            )
         if ext.student in seen:
-            raise QkvError(f"{where}.extensions[{i}].student: '{ext.student}' has an extension already")
+            raise QkvError(
+                f"{where}.extensions[{i}].student: '{ext.student}' has an extension already"
+            )
         seen.add(ext.student)
         if parse_date(ext.deadline, where=f"{where}.extensions[{i}].deadline") <= deadline:
-            raise QkvError(f"{where}.extensions[{i}].deadline: {ext.deadline} is not after the deadline")
+            raise QkvError(
+                f"{where}.extensions[{i}].deadline: {ext.deadline} is not after the deadline"
+            )
 
 
 def deadline_for(assignment, student: str) -> datetime | None:
     """The student's own deadline: their extension's, else the assignment's (None: no deadline)."""
     if not assignment.deadline:
         return None
-    own = next((e.deadline for e in assignment.extensions if e.student == student), assignment.deadline)
+    own = next(
+        (e.deadline for e in assignment.extensions if e.student == student), assignment.deadline
+    )
     return parse_date(own, where="deadline")
 
 

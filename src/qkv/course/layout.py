@@ -3,6 +3,7 @@
 An assignment's student file is named after its reference: solutions/attention/attention.py makes
 students hand in attention.py (or attention.ipynb). Everything else is a fixed name.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,10 @@ def is_valid_id(student) -> bool:
 
 # A submission
 ANSWERS_FILE = "answers.yaml"
-ANSWERS_FILES = (ANSWERS_FILE, "answers.yml")  # the names a hand-in's quiz answers may have, in order of preference
+ANSWERS_FILES = (
+    ANSWERS_FILE,
+    "answers.yml",
+)  # the names a hand-in's quiz answers may have, in order of preference
 TIMESTAMP_FILE = "timestamp.txt"
 
 # An assignment's content folder, solutions/<assignment>/
@@ -37,7 +41,9 @@ STUDENT_README = "README.md"  # the template of the release's README
 EXERCISES_DIR = "exercises"
 DIST_DIR = "dist"
 QUIZ_FILE = "quiz.md"
-QUIZ_FORM_FILE = "quiz_form.json"  # ids, kinds and choice counts only: what `qkv check answers.yaml` needs
+QUIZ_FORM_FILE = (
+    "quiz_form.json"  # ids, kinds and choice counts only: what `qkv check answers.yaml` needs
+)
 CASES_FILE = "public_cases.json"
 PUBLIC_CHECKS_FILE = "public_checks.py"
 COMPARE_FILE = "compare.py"
@@ -95,6 +101,7 @@ def release_dir(course, assignment) -> Path:
 
 def bundle_path(course, assignment) -> Path:
     return course.root / DIST_DIR / f"{assignment.id}-student.zip"
+
 
 # nbgrader's course folder
 NBGRADER_CONFIG = "nbgrader_config.py"

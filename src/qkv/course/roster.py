@@ -3,6 +3,7 @@
 Header `id,name,email,section`, optionally `sis_id`, `sis_login_id` and `canvas_id` (the ids an LMS
 import matches on). Every roster student gets a gradebook row; ids are plain one-line names, unique.
 """
+
 from __future__ import annotations
 
 import csv
@@ -49,12 +50,17 @@ def parse(text: str, *, name: str) -> Roster:
     header = reader.fieldnames or []
     for column in header:
         if column not in REQUIRED + OPTIONAL:
-            raise QkvError(f"{name}: unknown column '{column}'" + did_you_mean(column, REQUIRED + OPTIONAL)
-                           + f" (columns: {', '.join(REQUIRED)}, optionally {', '.join(OPTIONAL)})")
+            raise QkvError(
+                f"{name}: unknown column '{column}'"
+                + did_you_mean(column, REQUIRED + OPTIONAL)
+                + f" (columns: {', '.join(REQUIRED)}, optionally {', '.join(OPTIONAL)})"
+            )
     missing = [c for c in REQUIRED if c not in header]
     if missing:
-        raise QkvError(f"{name}: no '{missing[0]}' column (the header is {','.join(REQUIRED)}, optionally "
-                       f"{', '.join(OPTIONAL)})")
+        raise QkvError(
+            f"{name}: no '{missing[0]}' column (the header is {','.join(REQUIRED)}, optionally "
+            f"{', '.join(OPTIONAL)})"
+        )
     students, seen = [], set()
     for row in reader:
         line = reader.line_num
@@ -62,7 +68,9 @@ def parse(text: str, *, name: str) -> Roster:
             raise QkvError(f"{name}: line {line}: expected {len(header)} fields")
         sid = row["id"].strip()
         if not layout.is_valid_id(sid):
-            raise QkvError(f"{name}: line {line}: {sid!r} is not a usable student id ({layout.ID_RULE})")
+            raise QkvError(
+                f"{name}: line {line}: {sid!r} is not a usable student id ({layout.ID_RULE})"
+            )
         if sid in seen:
             raise QkvError(f"{name}: line {line}: student '{sid}' is on the roster twice")
         seen.add(sid)
@@ -75,6 +83,12 @@ def load(course) -> Roster | None:
     if not course.roster:
         return None
     path = course.path(course.roster)
-    text = read_text(path, name=str(path), limit=MAX_ROSTER_BYTES, missing="roster not found (course.yaml: roster)",
-                     what="the roster", encoding="utf-8-sig")
+    text = read_text(
+        path,
+        name=str(path),
+        limit=MAX_ROSTER_BYTES,
+        missing="roster not found (course.yaml: roster)",
+        what="the roster",
+        encoding="utf-8-sig",
+    )
     return parse(text, name=str(path))

@@ -10,6 +10,7 @@ is drawn), so a regrade draws the same cases and two students draw different one
   SeedSequence and a new bit generator each time) cost it 36 us a time, cold; a generator kept per
   test and given this state costs a few.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,9 @@ import numpy as np
 
 
 def _digest(course_seed: int, assignment: str, student: str, label: str) -> bytes:
-    return hashlib.sha256(f"{course_seed}\x1f{assignment}\x1f{student}\x1f{label}".encode()).digest()
+    return hashlib.sha256(
+        f"{course_seed}\x1f{assignment}\x1f{student}\x1f{label}".encode()
+    ).digest()
 
 
 def seed_for(course_seed: int, assignment: str, student: str, label: str) -> int:
@@ -34,8 +37,15 @@ def suite_state(course_seed: int, assignment: str, student: str, label: str) -> 
     """The PCG64 state a suite test's cases for one student are drawn from: the hash's first 16 bytes
     as the generator's state, the last 16 as its stream (any odd increment is a stream of its own)."""
     digest = _digest(course_seed, assignment, student, label)
-    return {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 0,
-            "state": {"state": int.from_bytes(digest[:16], "little"), "inc": int.from_bytes(digest[16:], "little") | 1}}
+    return {
+        "bit_generator": "PCG64",
+        "has_uint32": 0,
+        "uinteger": 0,
+        "state": {
+            "state": int.from_bytes(digest[:16], "little"),
+            "inc": int.from_bytes(digest[16:], "little") | 1,
+        },
+    }
 
 
 def suite_rng(state: dict, rng: np.random.Generator | None = None) -> np.random.Generator:

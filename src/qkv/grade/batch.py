@@ -6,6 +6,7 @@ chunks, writing results/<student>.json atomically as each student finishes. A re
 whose results still hold (`reuse`: same submission, hand-in time, course, content and kit; unless
 force), so a killed batch completes to the same gradebook, and a changed input regrades only whom it touches.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,16 +27,18 @@ import numpy as np
 
 from qkv import __version__
 from qkv.content import loader
-from qkv.grade import handins, plan as plan_mod, processes, reuse
-from qkv.results import records as results
-from qkv.course import layout, roster as roster_mod
+from qkv.course import layout
+from qkv.course import roster as roster_mod
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
-from qkv.suites.runner import GradingContext, collect, run_suites
+from qkv.grade import handins, processes, reuse
+from qkv.grade import plan as plan_mod
+from qkv.intake.submissions import Submission, answers_source
+from qkv.results import records as results
 from qkv.results.records import StudentResult, atomic_write
 from qkv.sandbox import isolation
 from qkv.sandbox.host import Sandbox, layers, missing_text
-from qkv.intake.submissions import Submission, answers_source
+from qkv.suites.runner import GradingContext, collect, run_suites
 
 
 @dataclass
@@ -51,13 +54,17 @@ class Summary:
     weak_sandbox: list[str] = field(default_factory=list)  # layers missing, accepted by the grader
     seconds: float = 0.0
     tally: object = None  # the class's numbers (a class_tally.Tally), for the summary
-    regraded: dict = field(default_factory=dict)  # reuse.REASONS key -> students graded for that reason
+    regraded: dict = field(
+        default_factory=dict
+    )  # reuse.REASONS key -> students graded for that reason
     missing: list[str] = field(default_factory=list)  # on the roster, no submission
     unexpected: list[str] = field(default_factory=list)  # graded, not on the roster
 
 
 SHOWN = 5  # students named per line of the summary
-IN_FLIGHT = 4  # chunks handed to the pool per grading process at a time: the rest wait in the plan, on disk
+IN_FLIGHT = (
+    4  # chunks handed to the pool per grading process at a time: the rest wait in the plan, on disk
+)
 
 
 def _names(students: list[str]) -> str:
@@ -70,15 +77,22 @@ def regraded_lines(summary: Summary) -> list[str]:
     when everyone was simply new or --force was given."""
     if not summary.reused and set(summary.regraded) <= {"new", "force"}:
         return []
-    return [f"  {len(who)} {reuse.REASONS[reason]}: {_names(who)}" for reason, who in summary.regraded.items()]
+    return [
+        f"  {len(who)} {reuse.REASONS[reason]}: {_names(who)}"
+        for reason, who in summary.regraded.items()
+    ]
 
 
 def roster_lines(summary: Summary) -> list[str]:
     lines = []
     if summary.missing:
-        lines.append(f"No submission from {len(summary.missing)} on the roster: {_names(summary.missing)}")
+        lines.append(
+            f"No submission from {len(summary.missing)} on the roster: {_names(summary.missing)}"
+        )
     if summary.unexpected:
-        lines.append(f"Graded {len(summary.unexpected)} not on the roster: {_names(summary.unexpected)}")
+        lines.append(
+            f"Graded {len(summary.unexpected)} not on the roster: {_names(summary.unexpected)}"
+        )
     return lines
 
 
@@ -87,15 +101,24 @@ def extra_tests_for(course: Course, assignment: Assignment, content):
     if not assignment.quiz:
         return None
     from qkv.quiz import grading as quiz  # noqa: PLC0415 - only assignments with a quiz need it
+
     master = quiz.load_quiz(course, assignment)
-    return lambda sub: quiz.grade_answers(course, assignment, sub.student, answers_source(course, sub),
-                                          content.reference, master=master)
+    return lambda sub: quiz.grade_answers(
+        course,
+        assignment,
+        sub.student,
+        answers_source(course, sub),
+        content.reference,
+        master=master,
+    )
 
 
 def make_context(course: Course, assignment: Assignment, sandbox: Sandbox | None) -> GradingContext:
     """The trusted state one grading process keeps for all its chunks (its sandbox may come later)."""
     content = loader.load(course, assignment)
-    return GradingContext(course, assignment, content, sandbox, extra_tests_for(course, assignment, content))
+    return GradingContext(
+        course, assignment, content, sandbox, extra_tests_for(course, assignment, content)
+    )
 
 
 def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=None):
@@ -109,7 +132,9 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=
     def on_result(result: StudentResult) -> None:
         written = results.write(result, out)
         done.append(result.student)
-        if shares is not None and not result.extra.get("handin"):  # as a later pass would read it back
+        if shares is not None and not result.extra.get(
+            "handin"
+        ):  # as a later pass would read it back
             done_shares[result.student] = shares(written.read_back())
 
     errors = run_suites(ctx, chunk, on_result)
@@ -118,7 +143,9 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=
     return done, errors, done_shares
 
 
-def _grading_state(course: Course, assignment: Assignment, out: Path, pages: bool, sandbox: Sandbox | None = None):
+def _grading_state(
+    course: Course, assignment: Assignment, out: Path, pages: bool, sandbox: Sandbox | None = None
+):
     """(context, shares): what a grading process keeps for the whole run, the suites collected, and
     its students' share of the outputs (an outputs.PerStudent).
 
@@ -126,6 +153,7 @@ def _grading_state(course: Course, assignment: Assignment, out: Path, pages: boo
     fraction of it), nor, in a grading process forked from this one, write to (and so copy) the
     pages it shares with its parent."""
     from qkv.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
+
     ctx = make_context(course, assignment, sandbox)
     collect(ctx)
     shares = outputs.PerStudent(course, assignment, out, pages=pages)
@@ -138,20 +166,32 @@ def _grading_state(course: Course, assignment: Assignment, out: Path, pages: boo
 _worker: dict = {}
 
 
-def _init_worker(parent: int, course: Course, assignment_id: str, out: Path, pages: bool, early=(),
-                 tokens: int | None = None) -> None:
+def _init_worker(
+    parent: int,
+    course: Course,
+    assignment_id: str,
+    out: Path,
+    pages: bool,
+    early=(),
+    tokens: int | None = None,
+) -> None:
     # A grading process ends with the run, however the run ends (SIGKILL included); so do its zygote
     # (which dies with it, or with the command that started it) and everything that zygote started.
     isolation.die_with_parent(signal.SIGKILL, parent=parent)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     sandbox = _take_one(early, tokens)
     if sandbox is None:
-        sandbox = Sandbox(course.limits, packages=course.packages)  # claims a free slot until it closes
+        sandbox = Sandbox(
+            course.limits, packages=course.packages
+        )  # claims a free slot until it closes
     # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
     import multiprocessing.util  # noqa: PLC0415 - imported already in a grading process
+
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
     if "ctx" not in _worker:  # a fresh interpreter (not forked): load what a forked one inherits
-        _worker["ctx"], _worker["shares"] = _grading_state(course, course.assignment(assignment_id), out, pages)
+        _worker["ctx"], _worker["shares"] = _grading_state(
+            course, course.assignment(assignment_id), out, pages
+        )
     _worker["ctx"].sandbox = sandbox
 
 
@@ -175,14 +215,26 @@ def _grade_in_worker(chunk: list[Submission], out: Path):
     return grade_chunk(_worker["ctx"], chunk, out, _worker["shares"])
 
 
-def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: int, *, pages: bool = True,
-              sandboxes=()):
+def run_local(
+    course: Course,
+    assignment: Assignment,
+    chunks,
+    out: Path,
+    jobs: int,
+    *,
+    pages: bool = True,
+    sandboxes=(),
+):
     """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them.
 
     `sandboxes`: started by the caller (processes.early_sandboxes), who closes them: with one job,
     grading is done in this process with the first; with several, each grading process takes one."""
     if jobs <= 1:
-        with contextlib.nullcontext(sandboxes[0]) if sandboxes else Sandbox(course.limits, packages=course.packages) as box:
+        with (
+            contextlib.nullcontext(sandboxes[0])
+            if sandboxes
+            else Sandbox(course.limits, packages=course.packages) as box
+        ):
             ctx, shares = _grading_state(course, assignment, out, pages, box)
             for chunk in chunks:
                 yield grade_chunk(ctx, chunk, out, shares)
@@ -195,6 +247,7 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
     import multiprocessing  # noqa: PLC0415 - a run graded in this process alone needs none of it
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
     from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
+
     fork = threading.active_count() == 1
     if fork:
         _worker["ctx"], _worker["shares"] = _grading_state(course, assignment, out, pages)
@@ -204,11 +257,17 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
         os.write(tokens[1], bytes(range(len(early))))
         os.close(tokens[1])
     try:
-        with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                                 initargs=(os.getpid(), course, assignment.id, out, pages, early,
-                                           tokens and tokens[0])) as pool:
+        with ProcessPoolExecutor(
+            jobs,
+            mp_context=mp,
+            initializer=_init_worker,
+            initargs=(os.getpid(), course, assignment.id, out, pages, early, tokens and tokens[0]),
+        ) as pool:
             chunks = iter(chunks)
-            in_flight = {pool.submit(_grade_in_worker, chunk, out) for chunk in itertools.islice(chunks, jobs * IN_FLIGHT)}
+            in_flight = {
+                pool.submit(_grade_in_worker, chunk, out)
+                for chunk in itertools.islice(chunks, jobs * IN_FLIGHT)
+            }
             for sandbox in early:  # every grading process is forked by the first submit
                 sandbox.hand_over()
             while in_flight:
@@ -217,9 +276,14 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
                     try:
                         done = future.result()
                     except BrokenProcessPool:
-                        raise QkvError("a grading process ended abruptly (killed from outside, or out of memory); the "
-                                       "results written so far are kept: run the same command again to grade the rest") from None
-                    in_flight.update(pool.submit(_grade_in_worker, chunk, out) for chunk in itertools.islice(chunks, 1))
+                        raise QkvError(
+                            "a grading process ended abruptly (killed from outside, or out of memory); the "
+                            "results written so far are kept: run the same command again to grade the rest"
+                        ) from None
+                    in_flight.update(
+                        pool.submit(_grade_in_worker, chunk, out)
+                        for chunk in itertools.islice(chunks, 1)
+                    )
                     yield done
     finally:
         _worker.clear()
@@ -229,32 +293,61 @@ def run_local(course: Course, assignment: Assignment, chunks, out: Path, jobs: i
 
 # -- the batch ----------------------------------------------------------------------------------
 
+
 def check_options(submissions: Path, out: Path, jobs: int | None, assignment: str) -> None:
     """Refuse, with one line, options that would grade the wrong thing or fail later."""
     submissions = layout.submissions_root(submissions, assignment)
     if jobs is not None and jobs < 1:
         raise QkvError(f"--jobs: must be at least 1, got {jobs}")
     if out.exists() and not out.is_dir():
-        raise QkvError(f"--out {out}: is a file; give a folder for the gradebook, results and pages")
+        raise QkvError(
+            f"--out {out}: is a file; give a folder for the gradebook, results and pages"
+        )
     if submissions.is_dir() and out.resolve().is_relative_to(submissions.resolve()):
-        raise QkvError(f"--out {out}: inside the submissions folder {submissions}; its files would be graded "
-                       "as a student's. Give a folder outside it")
+        raise QkvError(
+            f"--out {out}: inside the submissions folder {submissions}; its files would be graded "
+            "as a student's. Give a folder outside it"
+        )
 
 
 def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
-    return {"assignment": assignment.id, "course_seed": course.seed, "isolation": summary.isolation,
-            "weak_sandbox_accepted": summary.weak_sandbox,
-            "jobs": jobs, "submissions": len(summary.students), "graded": summary.graded,
-            "reused": summary.reused, "skipped": summary.skipped, "grader_errors": summary.errors,
-            "regraded": {reuse.REASONS[k]: len(v) for k, v in summary.regraded.items()},
-            "missing": summary.missing, "not_on_roster": summary.unexpected,
-            "duration_s": round(summary.seconds, 3),
-            "versions": {"qkv-kit": __version__, "python": platform.python_version(), "numpy": np.__version__}}
+    return {
+        "assignment": assignment.id,
+        "course_seed": course.seed,
+        "isolation": summary.isolation,
+        "weak_sandbox_accepted": summary.weak_sandbox,
+        "jobs": jobs,
+        "submissions": len(summary.students),
+        "graded": summary.graded,
+        "reused": summary.reused,
+        "skipped": summary.skipped,
+        "grader_errors": summary.errors,
+        "regraded": {reuse.REASONS[k]: len(v) for k, v in summary.regraded.items()},
+        "missing": summary.missing,
+        "not_on_roster": summary.unexpected,
+        "duration_s": round(summary.seconds, 3),
+        "versions": {
+            "qkv-kit": __version__,
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+        },
+    }
 
 
-def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs: int | None = None,
-          force: bool = False, progress: bool = True, pages: bool = True, executor=None,
-          weak_sandbox: bool = False, sandboxes=()) -> Summary:
+def grade(
+    course: Course,
+    submissions: Path,
+    *,
+    assignment: str,
+    out: Path,
+    jobs: int | None = None,
+    force: bool = False,
+    progress: bool = True,
+    pages: bool = True,
+    executor=None,
+    weak_sandbox: bool = False,
+    sandboxes=(),
+) -> Summary:
     """Grade every submission in `submissions` into `out`; returns what happened.
 
     Args:
@@ -278,17 +371,35 @@ def grade(course: Course, submissions: Path, *, assignment: str, out: Path, jobs
         check_options(submissions, out, jobs, a.id)
         found = layers()
         if found.missing and not weak_sandbox and executor is None:
-            raise QkvError(f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
-                           "Grade on a machine that has them, or pass --weak-sandbox to accept it")
+            raise QkvError(
+                f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
+                "Grade on a machine that has them, or pass --weak-sandbox to accept it"
+            )
         if executor is not None:  # its workers have their own
             _close(sandboxes)
-        elif not sandboxes:  # its zygotes warm up while the class, the content and earlier results are read
+        elif (
+            not sandboxes
+        ):  # its zygotes warm up while the class, the content and earlier results are read
             sandboxes.append(Sandbox(course.limits, packages=course.packages))
-        loader.load(course, a)  # a part function the reference lacks, or broken content, stops the run here
+        loader.load(
+            course, a
+        )  # a part function the reference lacks, or broken content, stops the run here
         skipped: list[str] = []
         with plan_mod.make(course, a, submissions, out, force, skipped) as plan:
-            return _grade_found(course, a, out, plan, skipped, found, jobs=jobs, progress=progress, pages=pages,
-                                executor=executor, sandboxes=sandboxes, started=started)
+            return _grade_found(
+                course,
+                a,
+                out,
+                plan,
+                skipped,
+                found,
+                jobs=jobs,
+                progress=progress,
+                pages=pages,
+                executor=executor,
+                sandboxes=sandboxes,
+                started=started,
+            )
     finally:
         _close(sandboxes)
 
@@ -300,12 +411,29 @@ def _close(sandboxes: list) -> None:
         sandboxes.pop().close()
 
 
-def _grade_found(course: Course, a: Assignment, out: Path, plan: plan_mod.Plan, skipped, found, *, jobs, progress,
-                 pages, executor, sandboxes, started) -> Summary:
+def _grade_found(
+    course: Course,
+    a: Assignment,
+    out: Path,
+    plan: plan_mod.Plan,
+    skipped,
+    found,
+    *,
+    jobs,
+    progress,
+    pages,
+    executor,
+    sandboxes,
+    started,
+) -> Summary:
     roster = roster_mod.load(course)
     students = plan.students
-    summary = Summary(skipped=skipped, students=students, isolation=found.describe(),
-                      weak_sandbox=found.missing if executor is None else [])
+    summary = Summary(
+        skipped=skipped,
+        students=students,
+        isolation=found.describe(),
+        weak_sandbox=found.missing if executor is None else [],
+    )
     if roster is not None:
         summary.missing = sorted(set(roster.ids) - set(students))
         summary.unexpected = sorted(set(students) - set(roster.ids))
@@ -315,7 +443,9 @@ def _grade_found(course: Course, a: Assignment, out: Path, plan: plan_mod.Plan, 
         jobs = processes.default_jobs(plan.todo) if executor is None else os.cpu_count() or 1
     jobs = max(1, min(jobs, plan.todo or 1))
     if executor is None:
-        _close(sandboxes[jobs:])  # more were started than this run needs (earlier results reused, say)
+        _close(
+            sandboxes[jobs:]
+        )  # more were started than this run needs (earlier results reused, say)
         del sandboxes[jobs:]
     results_dir = out / results.RESULTS_DIR
     results_dir.mkdir(parents=True, exist_ok=True)
@@ -324,11 +454,15 @@ def _grade_found(course: Course, a: Assignment, out: Path, plan: plan_mod.Plan, 
     bar = None
     if progress and plan.todo:
         from tqdm import tqdm  # noqa: PLC0415 - only interactive runs draw a bar
+
         tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
         bar = tqdm(total=plan.todo, unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
     run = executor or functools.partial(run_local, pages=pages, sandboxes=sandboxes)
     from qkv.reports import spill  # noqa: PLC0415 - only a run that writes its outputs needs it
-    with spill.Spill(out) as shares:  # their share of the outputs, done by the processes that graded them
+
+    with spill.Spill(
+        out
+    ) as shares:  # their share of the outputs, done by the processes that graded them
         try:
             for done, errors, *done_shares in run(course, a, plan.chunks(jobs), out, jobs):
                 summary.graded += len(done)
@@ -340,22 +474,62 @@ def _grade_found(course: Course, a: Assignment, out: Path, plan: plan_mod.Plan, 
         finally:
             if bar:
                 bar.close()
-        return _finish(course, a, out, summary, plan, shares, roster=roster, jobs=jobs, pages=pages,
-                       isolation=getattr(run, "isolation", ""), started=started)
+        return _finish(
+            course,
+            a,
+            out,
+            summary,
+            plan,
+            shares,
+            roster=roster,
+            jobs=jobs,
+            pages=pages,
+            isolation=getattr(run, "isolation", ""),
+            started=started,
+        )
 
 
-def _finish(course: Course, a: Assignment, out: Path, summary: Summary, plan: plan_mod.Plan, shares, *, roster, jobs, pages,
-            isolation, started) -> Summary:
+def _finish(
+    course: Course,
+    a: Assignment,
+    out: Path,
+    summary: Summary,
+    plan: plan_mod.Plan,
+    shares,
+    *,
+    roster,
+    jobs,
+    pages,
+    isolation,
+    started,
+) -> Summary:
     """Once every submission is graded: check that each has its result, choose among hand-ins, and
     write run.json, the gradebook, and with `pages` the report."""
     from qkv.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
+
     summary.isolation = isolation or summary.isolation
-    lost = [sub.key for sub, _ in plan.each() if not results.path_for(out, sub.student, sub.handin).is_file()]
+    lost = [
+        sub.key
+        for sub, _ in plan.each()
+        if not results.path_for(out, sub.student, sub.handin).is_file()
+    ]
     if lost:
-        raise QkvError(f"{len(lost)} submissions got no result (first: {lost[0]}); rerun to complete the batch")
+        raise QkvError(
+            f"{len(lost)} submissions got no result (first: {lost[0]}); rerun to complete the batch"
+        )
     handins.select(a, out, (sub for sub, _ in plan.each()), course.resubmissions)
     summary.seconds = time.monotonic() - started
-    atomic_write(out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n")
-    summary.tally = outputs.write(course, a, out, summary.students, pages=pages, roster=roster,
-                                  done=shares.in_order(), errors=summary.errors)
+    atomic_write(
+        out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n"
+    )
+    summary.tally = outputs.write(
+        course,
+        a,
+        out,
+        summary.students,
+        pages=pages,
+        roster=roster,
+        done=shares.in_order(),
+        errors=summary.errors,
+    )
     return summary

@@ -12,6 +12,7 @@ one chunk at a time, so extra threads only wait. Student code runs in the worker
 does locally; what crosses the network between client and workers is trusted data (Dask pickles
 it), including the reference and the hidden suites, so use a TLS scheduler address off a private network.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -24,19 +25,21 @@ from pathlib import Path
 
 from qkv import __version__
 from qkv.content import loader
-from qkv.results import records as results
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
 from qkv.grade.batch import make_context
-from qkv.suites.runner import run_suites
-from qkv.sandbox.host import Sandbox
 from qkv.intake.submissions import Submission, with_files
+from qkv.results import records as results
+from qkv.sandbox.host import Sandbox
+from qkv.suites.runner import run_suites
 
 try:
     import distributed
     from distributed.diagnostics.plugin import WorkerPlugin
 except ImportError:
-    raise QkvError("the Dask executor needs the optional extra: pip install 'qkv-kit[dask]'") from None
+    raise QkvError(
+        "the Dask executor needs the optional extra: pip install 'qkv-kit[dask]'"
+    ) from None
 
 CONNECT_TIMEOUT_S = 10.0
 
@@ -62,8 +65,11 @@ class GradingPlugin(WorkerPlugin):
         self.folder = tempfile.TemporaryDirectory(prefix="qkv-course-")
         loader.unpack(self.files, Path(self.folder.name))
         course = dataclasses.replace(self.course, root=Path(self.folder.name))
-        self.ctx = make_context(course, course.assignment(self.assignment_id),
-                                Sandbox(course.limits, packages=course.packages))  # claims a slot
+        self.ctx = make_context(
+            course,
+            course.assignment(self.assignment_id),
+            Sandbox(course.limits, packages=course.packages),
+        )  # claims a slot
         self.isolation = self.ctx.sandbox.layers.describe()
         self.lock = threading.Lock()  # one sandbox serves one submission at a time
 
@@ -109,7 +115,9 @@ class DaskExecutor:
 
     def _connect(self):
         try:
-            client = distributed.Client(self.scheduler, timeout=self.timeout_s, set_as_default=False)
+            client = distributed.Client(
+                self.scheduler, timeout=self.timeout_s, set_as_default=False
+            )
         except (OSError, TimeoutError, ValueError) as e:
             raise QkvError(f"cannot reach the Dask scheduler at {self.scheduler}: {e}") from None
         try:
@@ -130,18 +138,26 @@ class DaskExecutor:
         try:
             try:
                 client.register_plugin(plugin, name=plugin.name)
-            except Exception as e:  # raised on a worker: a missing package, another version, no sandbox
-                raise QkvError(f"a Dask worker could not set up grading: {type(e).__name__}: {e}") from None
-            self.isolation = "; ".join(sorted(set(client.run(_worker_isolation, plugin.name).values())))
+            except (
+                Exception
+            ) as e:  # raised on a worker: a missing package, another version, no sandbox
+                raise QkvError(
+                    f"a Dask worker could not set up grading: {type(e).__name__}: {e}"
+                ) from None
+            self.isolation = "; ".join(
+                sorted(set(client.run(_worker_isolation, plugin.name).values()))
+            )
             yield from self._run(client, plugin.name, course, assignment, chunks, out)
         finally:
             try:
                 client.unregister_worker_plugin(plugin.name)
-            except Exception:  # noqa: BLE001 - the cluster may be gone already; nothing left to undo
+            except Exception:
                 pass
             client.close()
 
-    def _run(self, client, plugin_name: str, course: Course, assignment: Assignment, chunks, out: Path):
+    def _run(
+        self, client, plugin_name: str, course: Course, assignment: Assignment, chunks, out: Path
+    ):
         pending = iter(chunks)
         running = distributed.as_completed(loop=client.loop)
 
@@ -152,15 +168,23 @@ class DaskExecutor:
                 if chunk is None:
                     return
                 # Read here, on the client: workers see no shared disk.
-                running.add(client.submit(_grade_on_worker, plugin_name, [with_files(course, assignment, s) for s in chunk],
-                                          pure=False))
+                running.add(
+                    client.submit(
+                        _grade_on_worker,
+                        plugin_name,
+                        [with_files(course, assignment, s) for s in chunk],
+                        pure=False,
+                    )
+                )
 
         fill()
         for future in running:
             fill()
             try:
                 graded, errors = future.result()
-            except Exception as e:  # a worker died (e.g. KilledWorker): those students stay ungraded
+            except (
+                Exception
+            ) as e:  # a worker died (e.g. KilledWorker): those students stay ungraded
                 yield [], [f"a Dask task failed: {type(e).__name__}: {e}"]
                 continue
             done = []

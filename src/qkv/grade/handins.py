@@ -6,6 +6,7 @@ latest hand-in; `best` grades every one and counts the one with the most points 
 (the later one on a tie). Each hand-in's result is kept in handins/<student>/<hand-in>.json; the one
 that counts is copied to results/<student>.json with the list of hand-ins beside it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,12 +15,14 @@ from pathlib import Path
 
 from qkv.course import deadlines
 from qkv.errors import QkvError
-from qkv.results import records as results
 from qkv.intake.submissions import Submission
+from qkv.results import records as results
 
 
 def _by_student(subs: list[Submission]):
-    return groupby(subs, key=lambda s: s.student)  # discover sorts by student, then hand-in time and name
+    return groupby(
+        subs, key=lambda s: s.student
+    )  # discover sorts by student, then hand-in time and name
 
 
 def to_grade(subs, policy: str):
@@ -45,14 +48,24 @@ def select(assignment, out: Path, graded: list[Submission], policy: str) -> None
             try:
                 result = results.read(path)
             except (OSError, ValueError, KeyError, TypeError) as e:
-                raise QkvError(f"{path}: not a readable result ({type(e).__name__}); rerun to grade it again") from None
+                raise QkvError(
+                    f"{path}: not a readable result ({type(e).__name__}); rerun to grade it again"
+                ) from None
             credit = deadlines.credit(assignment, student, sub.submitted_at)
             scored.append((result, sub, credit, deadlines.final(result.total, credit)))
         chosen = max(scored, key=lambda item: item[3]) if policy == "best" else scored[-1]
         if policy == "best":  # the later one on a tie
             chosen = [item for item in scored if item[3] == chosen[3]][-1]
-        listed = [{"handin": sub.handin, "submitted_at": sub.submitted_at, "total": r.total, "credit": credit,
-                   "final": final} for r, sub, credit, final in scored]
+        listed = [
+            {
+                "handin": sub.handin,
+                "submitted_at": sub.submitted_at,
+                "total": r.total,
+                "credit": credit,
+                "final": final,
+            }
+            for r, sub, credit, final in scored
+        ]
         result = chosen[0]
         extra = {**result.extra, "handins": listed, "resubmissions": policy}
         results.write(dataclasses.replace(result, extra=extra), out, handin="")

@@ -5,6 +5,7 @@ The command holds a name per student (and a few numbers), not a submission: the 
 disk (an on_disk.Spool), read back a chunk at a time for the grading processes, then once more to
 check that each has its result.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -14,9 +15,9 @@ from pathlib import Path
 from qkv.course import layout
 from qkv.errors import QkvError
 from qkv.grade import handins, reuse
-from qkv.results import on_disk
 from qkv.intake.discover import each_submission
 from qkv.intake.submissions import Submission
+from qkv.results import on_disk
 
 CHUNK = 20  # students per task handed to a grading process: small enough that the processes finish together
 
@@ -27,7 +28,9 @@ class Plan(on_disk.Spool):
     def __init__(self, folder: Path):
         super().__init__(folder)
         self.students: list[str] = []  # every student with a submission, in order
-        self.regraded: dict[str, list[str]] = defaultdict(list)  # reuse.REASONS key -> keys graded for it
+        self.regraded: dict[str, list[str]] = defaultdict(
+            list
+        )  # reuse.REASONS key -> keys graded for it
         self.count = 0  # hand-ins planned
         self.todo = 0  # of them to grade
 
@@ -47,7 +50,7 @@ class Plan(on_disk.Spool):
     def to_grade(self):
         return (sub for sub, reason in self.each() if reason)
 
-    def chunks(self, jobs: int) -> "Chunks":
+    def chunks(self, jobs: int) -> Chunks:
         return Chunks(self, jobs)
 
 
@@ -98,7 +101,9 @@ def make(course, a, submissions: Path, out: Path, force: bool, skipped: list[str
     if not plan.count:
         plan.close()
         why = f" ({len(skipped)} entries skipped, first: {skipped[0]})" if skipped else ""
-        raise QkvError(f"{submissions}: no submissions to grade (folders named by student id holding "
-                       f"{' or '.join(layout.submission_files(a))}, or such files named by student id){why}")
+        raise QkvError(
+            f"{submissions}: no submissions to grade (folders named by student id holding "
+            f"{' or '.join(layout.submission_files(a))}, or such files named by student id){why}"
+        )
     plan.regraded = {k: plan.regraded[k] for k in reuse.REASONS if k in plan.regraded}
     return plan

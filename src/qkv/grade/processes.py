@@ -6,6 +6,7 @@ interpreter that imports numpy, is the slowest thing to start: the command start
 process's sandbox first thing, before loading the rest of itself, so that they are warm by the time
 the first students need them. This module imports nothing heavy for that reason.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,13 @@ def early_sandboxes(course, submissions: Path, assignment: str, jobs: int | None
     each as it forks them (Sandbox.hand_over), and closes any the run turns out not to need."""
     from qkv.course.layout import submissions_root  # noqa: PLC0415
     from qkv.sandbox.host import Sandbox  # noqa: PLC0415
+
     try:
-        entries = sum(1 for e in os.scandir(submissions_root(submissions, assignment)) if not e.name.startswith("."))
+        entries = sum(
+            1
+            for e in os.scandir(submissions_root(submissions, assignment))
+            if not e.name.startswith(".")
+        )
     except OSError:
         return []  # grading says what is wrong with the folder
     count = min(jobs if jobs is not None else default_jobs(entries), entries)

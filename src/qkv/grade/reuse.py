@@ -7,6 +7,7 @@ change what the gradebook computes from results), the assignment's content (refe
 quiz master, hooks), or the kit (its version, or its own code: a development copy between releases
 grades with other code too). The reason is kept per student for the summary.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,10 +19,10 @@ from qkv import __version__
 from qkv.course import layout
 from qkv.course.config import grading_view
 from qkv.errors import QkvError
-from qkv.results import records as results
-from qkv.intake.own_modules import own_modules
 from qkv.intake.files import read_limited
+from qkv.intake.own_modules import own_modules
 from qkv.intake.submissions import Submission
+from qkv.results import records as results
 
 # Reasons, in the order a summary names them.
 REASONS = {
@@ -42,24 +43,39 @@ def _sha(data: bytes) -> str:
 def run_inputs(course, assignment) -> dict:
     """The hashes every student of this run shares: course, content and kit."""
     view = json.dumps(grading_view(course, assignment), sort_keys=True, default=str).encode()
-    return {"course": _sha(view), "content": content_hash(course, assignment), "kit": f"{__version__}+{code_hash()}"}
+    return {
+        "course": _sha(view),
+        "content": content_hash(course, assignment),
+        "kit": f"{__version__}+{code_hash()}",
+    }
 
 
 @functools.cache
 def code_hash(root: Path = Path(__file__).resolve().parent.parent) -> str:
     """A hash of the kit's own files (the `qkv` package: code, templates, schemas)."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".json")
-                       and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + _sha(path.read_bytes()).encode() + b"\0")
+    for path in sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in (".py", ".json") and "__pycache__" not in p.parts
+    ):
+        digest.update(
+            path.relative_to(root).as_posix().encode()
+            + b"\0"
+            + _sha(path.read_bytes()).encode()
+            + b"\0"
+        )
     return digest.hexdigest()[:12]
 
 
 def content_hash(course, assignment) -> str:
     """A hash of the assignment's content folder (reference, suites, hooks) and its quiz master."""
     folder = layout.content_dir(course, assignment)
-    paths = [(p.relative_to(folder).as_posix(), p) for p in sorted(folder.rglob("*"))
-             if p.is_file() and "__pycache__" not in p.parts]
+    paths = [
+        (p.relative_to(folder).as_posix(), p)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    ]
     if assignment.quiz:
         paths.append(("quiz", course.path(assignment.quiz)))
     digest = hashlib.sha256()
@@ -83,8 +99,13 @@ def submission_hash(course, sub: Submission) -> str:
                 data = read_limited(path, limit)
                 digest.update(_sha(data).encode())
                 if path is sub.code:  # the modules of its own it imports count as its code
-                    modules = own_modules(path.parent, data, entry=path.name,
-                                          limit=course.limits.max_submission_kb * 1024, read=read_limited)
+                    modules = own_modules(
+                        path.parent,
+                        data,
+                        entry=path.name,
+                        limit=course.limits.max_submission_kb * 1024,
+                        read=read_limited,
+                    )
                     for name, module in sorted(modules.items()):
                         digest.update(f"\0{name}\0{_sha(module)}".encode())
             except QkvError as e:
@@ -94,7 +115,11 @@ def submission_hash(course, sub: Submission) -> str:
 
 
 def inputs_of(course, sub: Submission, shared: dict) -> dict:
-    return {"submission": submission_hash(course, sub), "submitted_at": sub.submitted_at or "", **shared}
+    return {
+        "submission": submission_hash(course, sub),
+        "submitted_at": sub.submitted_at or "",
+        **shared,
+    }
 
 
 def stored_inputs(out: Path, sub: Submission) -> dict | None:
@@ -104,7 +129,11 @@ def stored_inputs(out: Path, sub: Submission) -> dict | None:
         extra = json.loads(path.read_text(encoding="utf-8"))["extra_data"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not isinstance(extra, dict) or extra.get("student") != sub.student or not isinstance(extra.get("inputs"), dict):
+    if (
+        not isinstance(extra, dict)
+        or extra.get("student") != sub.student
+        or not isinstance(extra.get("inputs"), dict)
+    ):
         return None
     return extra["inputs"]
 

@@ -4,6 +4,7 @@ or math, each guarded; never a call of the student's own code, a demo or a plot.
 
 These cells are parsed here, in the trusted process (read.py bounds how much of them).
 """
+
 from __future__ import annotations
 
 import ast
@@ -24,10 +25,41 @@ def _constant(node) -> bool:
     return True
 
 
-_SAFE_MODULES = frozenset({"np", "numpy", "math"})  # a value may call their functions: np.sqrt, np.finfo, math.log
-_SAFE_CALLS = frozenset({"abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter", "float",
-                         "frozenset", "int", "len", "list", "map", "max", "min", "pow", "range", "reversed", "round",
-                         "set", "slice", "sorted", "str", "sum", "tuple", "zip"})
+_SAFE_MODULES = frozenset(
+    {"np", "numpy", "math"}
+)  # a value may call their functions: np.sqrt, np.finfo, math.log
+_SAFE_CALLS = frozenset(
+    {
+        "abs",
+        "all",
+        "any",
+        "bool",
+        "complex",
+        "dict",
+        "divmod",
+        "enumerate",
+        "filter",
+        "float",
+        "frozenset",
+        "int",
+        "len",
+        "list",
+        "map",
+        "max",
+        "min",
+        "pow",
+        "range",
+        "reversed",
+        "round",
+        "set",
+        "slice",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "zip",
+    }
+)
 
 
 def _names(target) -> list[str] | None:
@@ -60,8 +92,10 @@ def _computed(node) -> bool:
             root = _root(node.func)
             if isinstance(node.func, ast.Name) and node.func.id not in _SAFE_CALLS:
                 return False
-            if not isinstance(node.func, ast.Name) and not (isinstance(root, ast.Constant) or (
-                    isinstance(root, ast.Name) and root.id in _SAFE_MODULES)):
+            if not isinstance(node.func, ast.Name) and not (
+                isinstance(root, ast.Constant)
+                or (isinstance(root, ast.Name) and root.id in _SAFE_MODULES)
+            ):
                 return False
         if not isinstance(node, ast.Lambda):
             todo.extend(ast.iter_child_nodes(node))
@@ -91,7 +125,12 @@ def definitions(source: str, functions) -> tuple[str, str, list[str], list[str]]
     ("", "", [], []) when it has none or does not parse."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):  # a scratch cell: not the graded code
+    except (
+        SyntaxError,
+        ValueError,
+        MemoryError,
+        RecursionError,
+    ):  # a scratch cell: not the graded code
         return "", "", [], []
     lines = cell_lines(source)
     kept = [False] * len(lines)
@@ -105,7 +144,9 @@ def definitions(source: str, functions) -> tuple[str, str, list[str], list[str]]
             first = min([first, *(d.lineno for d in node.decorator_list)])
             names.append(node.name)
         elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
-            futures.append(" ".join(ast.get_source_segment(source, node).split()) + "\n")  # first, and unguarded
+            futures.append(
+                " ".join(ast.get_source_segment(source, node).split()) + "\n"
+            )  # first, and unguarded
             continue
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.append(ast.get_source_segment(source, node))
@@ -116,9 +157,13 @@ def definitions(source: str, functions) -> tuple[str, str, list[str], list[str]]
             if None in bound:  # an attribute or an item is set: not a name of the module
                 continue
             bound = [n for each in bound for n in each]
-            if set(bound) & set(functions):  # a scratch `f = None` must not override f's graded cell
+            if set(bound) & set(
+                functions
+            ):  # a scratch `f = None` must not override f's graded cell
                 continue
-            if not (all(isinstance(t, ast.Name) for t in targets) and _constant(node.value)):  # else kept in place
+            if not (
+                all(isinstance(t, ast.Name) for t in targets) and _constant(node.value)
+            ):  # else kept in place
                 if (value := _guarded(node)) is not None:
                     computed.append(value)
                     names += bound
@@ -130,6 +175,8 @@ def definitions(source: str, functions) -> tuple[str, str, list[str], list[str]]
             kept[i] = True
     if not (names or imports):
         return "", "", [], graded
-    guarded = "".join(futures) + "".join(f"try:\n    {' '.join(i.split())}\nexcept ImportError:\n    pass\n" for i in imports)
+    guarded = "".join(futures) + "".join(
+        f"try:\n    {' '.join(i.split())}\nexcept ImportError:\n    pass\n" for i in imports
+    )
     body = "\n".join(line if keep else "" for line, keep in zip(lines, kept)) + "\n"
     return guarded, (body.rstrip() + "\n" + "".join(computed) if computed else body), names, graded

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from qkv.errors import QkvError
 
+
 def not_regular(path: Path) -> str:
     """'' for a regular file; else why it is refused ('a symbolic link', 'a FIFO', ...), without following links."""
     try:
@@ -18,8 +19,14 @@ def not_regular(path: Path) -> str:
         return f"cannot be examined ({e.strerror})"
     if stat.S_ISREG(mode):
         return ""
-    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
-             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    kinds = (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
     return next((text for test, text in kinds if test(mode)), "not a regular file")
 
 
@@ -31,17 +38,23 @@ def read_bytes(path: Path, limit: int) -> bytes:
         raise QkvError(f"{path}: not found") from None
     except OSError as e:
         kind = not_regular(path)
-        raise QkvError(f"{path}: {kind or f'cannot read ({e.strerror})'}; only regular files are read") from None
+        raise QkvError(
+            f"{path}: {kind or f'cannot read ({e.strerror})'}; only regular files are read"
+        ) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise QkvError(f"{path}: is a folder; give the file inside it")
         if not stat.S_ISREG(info.st_mode):
-            raise QkvError(f"{path}: {not_regular(path)}, not a regular file; only regular files are read")
+            raise QkvError(
+                f"{path}: {not_regular(path)}, not a regular file; only regular files are read"
+            )
         if info.st_size > limit:
             raise QkvError(f"{path}: {info.st_size} bytes, larger than the {limit}-byte limit")
         try:
-            data = _read_at_most(fd, limit + 1, info.st_size)  # never more, even if the file grew since fstat()
+            data = _read_at_most(
+                fd, limit + 1, info.st_size
+            )  # never more, even if the file grew since fstat()
         except OSError as e:
             raise QkvError(f"{path}: cannot read ({e.strerror})") from None
     finally:

@@ -41,6 +41,7 @@ The quiz answers are the text of the cell(s) whose metadata holds `"qkv": {"answ
 or, failing that, the cells that start with ANSWERS_HEADER, raw as released or made markdown or code
 by an editor without raw cells; they read exactly as answers.yaml.
 """
+
 from __future__ import annotations
 
 import json
@@ -48,23 +49,35 @@ import re
 from pathlib import Path
 
 from qkv.errors import QkvError
-from qkv.intake import stubs
 from qkv.intake import added_cells as added
+from qkv.intake import stubs
 from qkv.quiz.answers import Answers
 
 PRELUDE = "import numpy as np\n"
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})  # %%name whose body is Python
+PYTHON_CELL_MAGICS = frozenset(
+    {"time", "timeit", "capture", "prun", "debug"}
+)  # %%name whose body is Python
 MAGICS_NOTE = "(the grader runs plain Python)"
-HELPER_BYTES = 256 << 10  # of the code cells a student added, at most this much source is parsed, all told
-RUN_MAGIC = re.compile(r"%run[ \t]+(?:\.[/\\])?([A-Za-z_]\w*)\.py")  # `%run helpers.py`: as `from helpers import *`
+HELPER_BYTES = (
+    256 << 10
+)  # of the code cells a student added, at most this much source is parsed, all told
+RUN_MAGIC = re.compile(
+    r"%run[ \t]+(?:\.[/\\])?([A-Za-z_]\w*)\.py"
+)  # `%run helpers.py`: as `from helpers import *`
 HELP_LINE = re.compile(r"\?{1,2}[\w.*%]+|[\w.*%]+\?{1,2}")  # IPython's help: `np.exp?`, `??f`
 ANSWERS_HEADER = "# Quiz answers"
 ANSWERS_META = "qkv"
-ANSWERS_CELL_TYPES = ("raw", "markdown", "code")  # what an editor may have made of the released raw cell
+ANSWERS_CELL_TYPES = (
+    "raw",
+    "markdown",
+    "code",
+)  # what an editor may have made of the released raw cell
 
 
 def _defines(functions) -> re.Pattern:
-    return re.compile(rf"^(?:async\s+)?def\s+({'|'.join(map(re.escape, functions))})\s*\(", re.MULTILINE)
+    return re.compile(
+        rf"^(?:async\s+)?def\s+({'|'.join(map(re.escape, functions))})\s*\(", re.MULTILINE
+    )
 
 
 def _cells(data: bytes, name: str) -> list[dict]:
@@ -72,16 +85,24 @@ def _cells(data: bytes, name: str) -> list[dict]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise QkvError(f"{name}: not UTF-8 text (byte {e.start}); is it a Jupyter notebook?") from None
+        raise QkvError(
+            f"{name}: not UTF-8 text (byte {e.start}); is it a Jupyter notebook?"
+        ) from None
     try:
         nb = json.loads(text)
     except json.JSONDecodeError as e:
-        raise QkvError(f"{name}: not a notebook: invalid JSON at line {e.lineno}: {e.msg}") from None
+        raise QkvError(
+            f"{name}: not a notebook: invalid JSON at line {e.lineno}: {e.msg}"
+        ) from None
     except (ValueError, RecursionError) as e:  # a number Python will not build, or nesting too deep
-        reason = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:80]
+        reason = (
+            "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:80]
+        )
         raise QkvError(f"{name}: not a notebook: invalid JSON: {reason}") from None
     if isinstance(nb, dict) and "worksheets" in nb and "cells" not in nb:
-        raise QkvError(f"{name}: an old (nbformat 3) notebook; open it in Jupyter and save it to update it")
+        raise QkvError(
+            f"{name}: an old (nbformat 3) notebook; open it in Jupyter and save it to update it"
+        )
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
         raise QkvError(f"{name}: not a notebook: no list of cells")
@@ -103,7 +124,9 @@ def _source(cell: dict, number: int, name: str) -> str:
     try:
         src.encode("utf-8")
     except UnicodeEncodeError:
-        raise QkvError(f"{name}: cell {number}: its source holds a character that is not valid text") from None
+        raise QkvError(
+            f"{name}: cell {number}: its source holds a character that is not valid text"
+        ) from None
     return src
 
 
@@ -135,8 +158,15 @@ def magic_lines(source: str) -> list[tuple[int, str]]:
     depth, quote, continued = 0, "", False
     for number, line in enumerate(added.cell_lines(source), 1):
         stripped = line.lstrip()
-        if not quote and not depth and not continued and (
-                stripped[:1] in ("%", "!") and not stripped.startswith("!=") or HELP_LINE.fullmatch(stripped.rstrip())):
+        if (
+            not quote
+            and not depth
+            and not continued
+            and (
+                (stripped[:1] in ("%", "!") and not stripped.startswith("!="))
+                or HELP_LINE.fullmatch(stripped.rstrip())
+            )
+        ):
             found.append((number, stripped))
             continue
         continued, i = False, 0
@@ -152,7 +182,7 @@ def magic_lines(source: str) -> list[tuple[int, str]]:
             elif ch == "#":
                 break
             elif ch in "\"'":
-                quote = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else ch
+                quote = line[i : i + 3] if line[i : i + 3] in ('"""', "'''") else ch
                 i += len(quote)
                 continue
             elif ch in "([{":
@@ -162,7 +192,9 @@ def magic_lines(source: str) -> list[tuple[int, str]]:
             elif ch == "\\" and i == len(line) - 1:
                 continued = True
             i += 1
-        if len(quote) == 1:  # a one-quote string never spans lines (unless the student errs: a syntax error)
+        if (
+            len(quote) == 1
+        ):  # a one-quote string never spans lines (unless the student errs: a syntax error)
             quote = ""
     return found
 
@@ -176,14 +208,20 @@ def without_magics(source: str, label: str) -> tuple[str, list[str]]:
     first = next((i for i, line in enumerate(lines) if line.strip()), 0)
     if magics[0][0] == first + 1 and magics[0][1].startswith("%%"):
         name = magics[0][1][2:].split(maxsplit=1)[0] if len(magics[0][1]) > 2 else ""
-        if name not in PYTHON_CELL_MAGICS:  # its body is not Python (a shell script, a file to write)
-            return "", [f"{label}: skipped: the cell magic {magics[0][1][:40]!r} runs no Python here"]
+        if (
+            name not in PYTHON_CELL_MAGICS
+        ):  # its body is not Python (a shell script, a file to write)
+            return "", [
+                f"{label}: skipped: the cell magic {magics[0][1][:40]!r} runs no Python here"
+            ]
     notes = []
     for number, text in magics:
         line = lines[number - 1]
         run = RUN_MAGIC.fullmatch(text.rstrip())
-        instead = f"from {run[1]} import *" if run else "pass"  # a module of the student's own, beside it
-        lines[number - 1] = line[:len(line) - len(line.lstrip())] + instead
+        instead = (
+            f"from {run[1]} import *" if run else "pass"
+        )  # a module of the student's own, beside it
+        lines[number - 1] = line[: len(line) - len(line.lstrip())] + instead
         said = f"read as {instead!r}" if run else "skipped"
         notes.append(f"{label}, line {number}: IPython magic {text[:40]!r} {said}")
     return "\n".join(lines) + "\n", notes
@@ -215,10 +253,15 @@ def code_cells(data: bytes, path, functions) -> list[tuple[str, str, bool]]:
         solution = {n for n, c in code if defines.search(_source(c, n, name))}
         theirs = {n for n, c in code} - solution
     if not solution:
-        raise QkvError(f"{name}: no solution cells, and no cell defines {', '.join(functions)}; "
-                       "is it the assignment's notebook?")
-    return [(_label(cell, number), _source(cell, number, name), number in solution)
-            for number, cell in code if number in solution or number in theirs]
+        raise QkvError(
+            f"{name}: no solution cells, and no cell defines {', '.join(functions)}; "
+            "is it the assignment's notebook?"
+        )
+    return [
+        (_label(cell, number), _source(cell, number, name), number in solution)
+        for number, cell in code
+        if number in solution or number in theirs
+    ]
 
 
 def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, int]]]:
@@ -230,45 +273,68 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
     defines = _defines(functions)
     taken = []  # (label, the cell without its magics, solution, its skipped magics)
     for label, source, solution in code_cells(data, path, functions):
-        source = source.replace("\r\n", "\n").replace("\r", "\n")  # lines end as the line map counts them
+        source = source.replace("\r\n", "\n").replace(
+            "\r", "\n"
+        )  # lines end as the line map counts them
         taken.append((label, *without_magics(source, label), solution))
     # A function whose solution cells hold only the release's stub is graded from a cell the student added.
     stubbed = {label: stubs.stub_lines(body) for label, body, _, solution in taken if solution}
-    graded = {m for label, body, _, solution in taken if solution for m in defines.findall(body)
-              if m not in stubbed[label]}
+    graded = {
+        m
+        for label, body, _, solution in taken
+        if solution
+        for m in defines.findall(body)
+        if m not in stubbed[label]
+    }
     replaced: dict = {}  # function -> the added cell whose definition replaces its stub
     for label, body, skipped, solution in taken:
         if solution:
             cells.append([label, "", body.rstrip()])
             notes += [f"{note} {MAGICS_NOTE}" for note in skipped]
             continue
-        if len(body) > parse_budget:  # an added cell is parsed here, in the trusted process: only so much
-            notes.append(f"{label}: not taken: larger than the {HELPER_BYTES >> 10} KiB read of cells you added")
+        if (
+            len(body) > parse_budget
+        ):  # an added cell is parsed here, in the trusted process: only so much
+            notes.append(
+                f"{label}: not taken: larger than the {HELPER_BYTES >> 10} KiB read of cells you added"
+            )
             continue
         parse_budget -= len(body)
         guarded, body, names, overridden = added.definitions(body, graded)
         if guarded or names:
             cells.append([label, guarded, body.rstrip()])
         if names:
-            notes.append(f"{label}: its definitions are taken ({', '.join(names)[:120]}); the rest of it is not run")
+            notes.append(
+                f"{label}: its definitions are taken ({', '.join(names)[:120]}); the rest of it is not run"
+            )
         if overridden:  # a solution cell defines it: that one is graded (a scratch version must not override it)
-            notes.append(f"{label}: its {', '.join(f'{n}()' for n in overridden)[:120]} not taken: "
-                         "the one in the exercise's own cell is graded")
+            notes.append(
+                f"{label}: its {', '.join(f'{n}()' for n in overridden)[:120]} not taken: "
+                "the one in the exercise's own cell is graded"
+            )
         replaced.update((n, label) for n in names if any(n in lines for lines in stubbed.values()))
     for cell in cells:  # a stub replaced is left out (lines kept blank), wherever its cell is
         for name, (first, last) in stubbed.get(cell[0], {}).items():
             if name in replaced:
                 lines = cell[2].split("\n")
-                lines[first - 1:last] = [""] * len(lines[first - 1:last])
+                lines[first - 1 : last] = [""] * len(lines[first - 1 : last])
                 cell[2] = "\n".join(lines)
-                notes.append(f"{cell[0]}: its {name}() is still the release's stub: "
-                             f"the one in {replaced[name]} is graded")
+                notes.append(
+                    f"{cell[0]}: its {name}() is still the release's stub: "
+                    f"the one in {replaced[name]} is graded"
+                )
     said = "".join(f"print({note!r})\n" for note in notes)
-    parts = ["# The code cells of the notebook, in notebook order.\n", PRELUDE, said]  # no file name: untrusted
+    parts = [
+        "# The code cells of the notebook, in notebook order.\n",
+        PRELUDE,
+        said,
+    ]  # no file name: untrusted
     starts, line = [], 1 + PRELUDE.count("\n") + len(notes)
     for label, guarded, body in cells:
         parts.append(f"\n# {label}\n{guarded}{body}\n")
-        begins = line + 1  # the blank line before the label comment: where the cell's own code starts
+        begins = (
+            line + 1
+        )  # the blank line before the label comment: where the cell's own code starts
         line += 2 + guarded.count("\n")  # the blank line, the label comment and the guarded imports
         starts.append((line + 1, label, begins))
         line += body.count("\n") + 1
@@ -291,8 +357,14 @@ def stubs_left(data: bytes, path) -> int | None:
         solution = [(n, c) for n, c in code if is_solution(c)] or code
         left = {f for n, c in solution for f in stubs.stub_lines(_source(c, n, name))}
         numbers = {n for n, _ in solution}
-        others = "\n".join(_source(c, n, name) for n, c in code if n not in numbers and not _released(c))
-        return len(left - set(_defines(sorted(left)).findall(others))) if left and others else len(left)
+        others = "\n".join(
+            _source(c, n, name) for n, c in code if n not in numbers and not _released(c)
+        )
+        return (
+            len(left - set(_defines(sorted(left)).findall(others)))
+            if left and others
+            else len(left)
+        )
     except QkvError:
         return None
 
@@ -301,10 +373,16 @@ def answers_cells(data: bytes, path) -> list[str]:
     """The sources of the quiz answers cell(s), in notebook order; empty when there is none."""
     name = Path(path).name
     cells = _cells(data, name)
-    marked = [(n, c) for n, c in enumerate(cells, 1) if _meta(c, ANSWERS_META).get("answers") is True]
+    marked = [
+        (n, c) for n, c in enumerate(cells, 1) if _meta(c, ANSWERS_META).get("answers") is True
+    ]
     if not marked:  # its metadata lost, and perhaps its type: Colab has no raw cells
-        marked = [(n, c) for n, c in enumerate(cells, 1) if c.get("cell_type") in ANSWERS_CELL_TYPES
-                  and _source(c, n, name).lstrip().startswith(ANSWERS_HEADER)]
+        marked = [
+            (n, c)
+            for n, c in enumerate(cells, 1)
+            if c.get("cell_type") in ANSWERS_CELL_TYPES
+            and _source(c, n, name).lstrip().startswith(ANSWERS_HEADER)
+        ]
     return [_source(c, n, name) for n, c in marked]
 
 
@@ -316,6 +394,10 @@ def answers(data: bytes, path) -> Answers:
     except QkvError as e:
         return Answers(name, None, f"{e}; no quiz answers could be graded")
     if not texts:
-        return Answers(name, None, f"{Path(path).name}: no quiz answers cell and no answers.yaml, "
-                                   "so no quiz answers could be graded")
+        return Answers(
+            name,
+            None,
+            f"{Path(path).name}: no quiz answers cell and no answers.yaml, "
+            "so no quiz answers could be graded",
+        )
     return Answers(name, "\n".join(t.rstrip("\n") for t in texts) + "\n")

@@ -1,4 +1,5 @@
 """A student's .py as Python reads it: its encoding, as a coding line names it or as an editor left it."""
+
 from __future__ import annotations
 
 import io
@@ -17,6 +18,8 @@ def as_python_reads(data: bytes) -> bytes:
         data.decode(encoding)
         return data
     except (SyntaxError, UnicodeDecodeError):
-        if _CODING_LINE.search(b"\n".join(data.splitlines()[:2])):  # it names its encoding: that is wrong
+        if _CODING_LINE.search(
+            b"\n".join(data.splitlines()[:2])
+        ):  # it names its encoding: that is wrong
             raise
         return data.decode("cp1252").encode("utf-8")

@@ -8,6 +8,7 @@ were released; grading those would give 0 for work that is there.
 Everything here reads untrusted files in the trusted process: parsing is bounded by the callers'
 size limits, and anything that does not parse counts as work (never as a stub).
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,8 +17,12 @@ import ast
 def _is_stub(fn: ast.FunctionDef) -> bool:
     """A body of nothing but `raise NotImplementedError(...)` (after a docstring, comments aside)."""
     body = fn.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         body = body[1:]
     if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
         return False
@@ -44,5 +49,8 @@ def stub_lines(source: str) -> dict[str, tuple[int, int]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    return {node.name: (min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno)
-            for node in tree.body if isinstance(node, ast.FunctionDef) and _is_stub(node)}
+    return {
+        node.name: (min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and _is_stub(node)
+    }

@@ -1,4 +1,5 @@
 """A submission and its code as the sandbox gets it: sizes and encodings checked with one clear line."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -7,14 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from qkv.content import loader
-from qkv.intake import notebook, python_source
-from qkv.intake.own_modules import own_modules
-from qkv.sandbox import wire
 from qkv.course import layout
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
+from qkv.intake import notebook, python_source
 from qkv.intake.files import is_notebook, read_bytes
+from qkv.intake.own_modules import own_modules
 from qkv.quiz.answers import Answers, read_ahead
+from qkv.sandbox import wire
 
 STUDENT_ID = layout.STUDENT_ID
 is_valid_id = layout.is_valid_id  # re-exported: callers ask the submissions module
@@ -28,10 +29,14 @@ class Submission:
     code: Path | None  # the student's .py file or notebook
     answers: object = None  # answers.yaml (a Path), or quiz_answers.Answers once read ahead
     problem: str = ""  # why the submission cannot be graded at all, if it cannot
-    files: dict[str, bytes] | None = None  # the code as read_code gives it, when read ahead (`with_files`)
+    files: dict[str, bytes] | None = (
+        None  # the code as read_code gives it, when read ahead (`with_files`)
+    )
     handin: str = ""  # the hand-in's sub-folder when the student handed in several times, else ''
     submitted_at: str | None = None  # when it was handed in (deadlines.iso), from timestamp.txt
-    record: dict = field(default_factory=dict)  # facts the result keeps (hand-in, time, input hashes)
+    record: dict = field(
+        default_factory=dict
+    )  # facts the result keeps (hand-in, time, input hashes)
 
     @property
     def key(self) -> str:
@@ -43,7 +48,9 @@ def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, b
     """The files a worker gets for one submission: {'<module>.py': source bytes} (and, for a
     notebook, the map from lines of that code back to its cells)."""
     functions = loader.load(course, assignment).functions if is_notebook(path) else ()
-    return code_files(path, entry=layout.code_file(assignment), functions=functions, limits=course.limits)
+    return code_files(
+        path, entry=layout.code_file(assignment), functions=functions, limits=course.limits
+    )
 
 
 def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]:
@@ -55,21 +62,29 @@ def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]
     path = Path(path)
     limit = limits.max_submission_kb * 1024
     if is_notebook(path):
-        data, starts = notebook.extract(read_bytes(path, limits.max_notebook_kb * 1024), path, functions)
+        data, starts = notebook.extract(
+            read_bytes(path, limits.max_notebook_kb * 1024), path, functions
+        )
         if len(data) > limit:
-            raise QkvError(f"{path}: its solution cells hold {len(data)} bytes of code, "
-                           f"more than the {limit}-byte limit")
+            raise QkvError(
+                f"{path}: its solution cells hold {len(data)} bytes of code, "
+                f"more than the {limit}-byte limit"
+            )
         # The worker names lines by cell with this map ("cell 7 (score), line 3"), as the student sees them.
-        return {entry: data, wire.CELL_MAP_FILE: json.dumps(starts).encode(),
-                **own_modules(path.parent, data, entry=entry, limit=limit, read=read_bytes)}
+        return {
+            entry: data,
+            wire.CELL_MAP_FILE: json.dumps(starts).encode(),
+            **own_modules(path.parent, data, entry=entry, limit=limit, read=read_bytes),
+        }
     data = read_bytes(path, limit)
     modules = own_modules(path.parent, data, entry=entry, limit=limit, read=read_bytes)
     try:
         data = python_source.as_python_reads(data)
     except (SyntaxError, LookupError, UnicodeDecodeError) as e:
         where = f" (byte {e.start})" if isinstance(e, UnicodeDecodeError) else ""
-        raise QkvError(f"{path}: not UTF-8 text{where}, and no coding line says what it is; save the file as UTF-8") \
-            from None
+        raise QkvError(
+            f"{path}: not UTF-8 text{where}, and no coding line says what it is; save the file as UTF-8"
+        ) from None
     return {entry: data, **modules}
 
 
@@ -79,12 +94,15 @@ def notebook_answers(path: Path, limits):
         data = read_bytes(Path(path), limits.max_notebook_kb * 1024)
     except QkvError as e:  # named by the file's name only: this line goes into feedback
         name = Path(path).name
-        return Answers(f"{name} (quiz answers cell)", None,
-                       f"{str(e).replace(str(path), name)}; no quiz answers could be graded")
+        return Answers(
+            f"{name} (quiz answers cell)",
+            None,
+            f"{str(e).replace(str(path), name)}; no quiz answers could be graded",
+        )
     return notebook.answers(data, path)
 
 
-def answers_source(course: Course, sub: "Submission"):
+def answers_source(course: Course, sub: Submission):
     """Where the quiz grader reads this student's answers: answers.yaml when there is one, else the
     answers cell of their notebook (as quiz_answers.Answers), else None (nothing submitted)."""
     if sub.answers is not None or not is_notebook(sub.code):
@@ -103,8 +121,8 @@ def with_files(course: Course, assignment: Assignment, sub: Submission) -> Submi
     if sub.problem or sub.files is not None or sub.code is None:
         return dataclasses.replace(sub, answers=answers)
     try:
-        return dataclasses.replace(sub, files=read_code(course, assignment, sub.code), answers=answers)
+        return dataclasses.replace(
+            sub, files=read_code(course, assignment, sub.code), answers=answers
+        )
     except QkvError as e:
         return dataclasses.replace(sub, problem=str(e), answers=answers)
-
-

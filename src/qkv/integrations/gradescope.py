@@ -8,6 +8,7 @@ when it builds the image, then run_autograder for every submission; that calls `
 /autograder/results/results.json: the student's results.json as a batch writes it, plus the
 run's time and the output formats. The root is QKV_GRADESCOPE_ROOT when set (for tests).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,13 +21,13 @@ import zipfile
 from datetime import datetime
 from pathlib import Path
 
-from qkv.results import records as results
+from qkv.content import loader
+from qkv.course import deadlines, layout
 from qkv.course.config import Course
 from qkv.errors import QkvError
 from qkv.grade.batch import grade
-from qkv.content import loader
-from qkv.course import deadlines, layout
 from qkv.intake.submissions import is_valid_id
+from qkv.results import records as results
 
 ROOT_ENV = "QKV_GRADESCOPE_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -75,10 +76,13 @@ exec "$PYTHON" -m qkv.cli gradescope-run --course "$SOURCE"/{course_file} --assi
 
 # -- the zip ------------------------------------------------------------------------------------
 
+
 def _inside(course: Course, relative: str) -> Path:
     path = course.path(relative)
     if not path.resolve().is_relative_to(course.root.resolve()):
-        raise QkvError(f"{relative}: outside the course folder; the autograder zip keeps paths relative to course.yaml")
+        raise QkvError(
+            f"{relative}: outside the course folder; the autograder zip keeps paths relative to course.yaml"
+        )
     if not path.is_file():
         raise QkvError(f"{path}: not found")
     return path
@@ -90,11 +94,17 @@ def kit_files(course: Course, course_path: Path, assignment: str) -> dict[str, P
     files = {}
     for name in ("pyproject.toml", "README.md"):
         if not (KIT_ROOT / name).is_file():
-            raise QkvError(f"{KIT_ROOT / name}: not found; build the autograder zip from a checkout of qkv-kit")
+            raise QkvError(
+                f"{KIT_ROOT / name}: not found; build the autograder zip from a checkout of qkv-kit"
+            )
         files[name] = KIT_ROOT / name
     for path in sorted(PACKAGE.rglob("*")):
         parts = path.relative_to(PACKAGE).parts
-        if path.is_file() and "__pycache__" not in parts and not any(p.startswith(".") for p in parts):
+        if (
+            path.is_file()
+            and "__pycache__" not in parts
+            and not any(p.startswith(".") for p in parts)
+        ):
             files[f"src/{PACKAGE.name}/{path.relative_to(PACKAGE).as_posix()}"] = path
     files[course_path.name] = course_path
     for relative in filter(None, (a.source, a.quiz)):
@@ -107,9 +117,12 @@ def kit_files(course: Course, course_path: Path, assignment: str) -> dict[str, P
 def build_zip(course: Course, course_path: Path, *, assignment: str, out: Path) -> Path:
     """Write the Gradescope autograder zip for one assignment; returns its path."""
     course.assignment(assignment)
-    scripts = {"setup.sh": SETUP_SH,
-               "run_autograder": RUN_AUTOGRADER.format(course_file=shlex.quote(course_path.name),
-                                                       assignment=shlex.quote(assignment))}
+    scripts = {
+        "setup.sh": SETUP_SH,
+        "run_autograder": RUN_AUTOGRADER.format(
+            course_file=shlex.quote(course_path.name), assignment=shlex.quote(assignment)
+        ),
+    }
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
@@ -131,6 +144,7 @@ def _add(z: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
 
 # -- one submission, inside Gradescope's container -----------------------------------------------
 
+
 def default_root() -> Path:
     return Path(os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
 
@@ -139,7 +153,10 @@ def student_of(metadata: dict) -> str:
     """The student id for seeds and results: the first submitter's email, else their Gradescope id."""
     users = metadata.get("users") or [{}]
     user = users[0] if isinstance(users[0], dict) else {}
-    for candidate in (user.get("email"), f"user-{user['id']}" if user.get("id") is not None else None):
+    for candidate in (
+        user.get("email"),
+        f"user-{user['id']}" if user.get("id") is not None else None,
+    ):
         if is_valid_id(candidate):
             return candidate
     return "student"
@@ -168,9 +185,13 @@ def submission_facts(metadata: dict) -> dict:
     assignment = metadata.get("assignment") if isinstance(metadata.get("assignment"), dict) else {}
     users = [u for u in metadata.get("users") or [] if isinstance(u, dict)]
     due, created = _when(assignment.get("due_date")), _when(metadata.get("created_at"))
-    return {"submission_id": metadata.get("id"), "created_at": metadata.get("created_at"),
-            "due_date": assignment.get("due_date"), "late": bool(due and created and created > due),
-            "users": [u.get("email") or u.get("name") for u in users]}
+    return {
+        "submission_id": metadata.get("id"),
+        "created_at": metadata.get("created_at"),
+        "due_date": assignment.get("due_date"),
+        "late": bool(due and created and created > due),
+        "users": [u.get("email") or u.get("name") for u in users],
+    }
 
 
 FIND_DEPTH = 16  # how many folders deep an upload is searched for the student's file
@@ -205,7 +226,9 @@ def _find(folder: Path, name: str) -> Path | None:
     return None
 
 
-def stage_submission(submission: Path, dest: Path, names: tuple[str, ...], *, created_at=None) -> None:
+def stage_submission(
+    submission: Path, dest: Path, names: tuple[str, ...], *, created_at=None
+) -> None:
     """Copy the student's files into dest (a submission folder as `qkv grade` expects one).
 
     Args:
@@ -224,9 +247,12 @@ def stage_submission(submission: Path, dest: Path, names: tuple[str, ...], *, cr
     # submissions: a notebook beside the release's stub .py, say); none: the upload's own files with
     # the ending, for the grading to tell which one is it (renamed, or named in another case)
     for path in (code or _top_files(submission, (".py", ".ipynb"))) + (
-            answers or _top_files(submission, (".yaml", ".yml"))):
+        answers or _top_files(submission, (".yaml", ".yml"))
+    ):
         shutil.copyfile(path, dest / path.name)
-    for folder in dict.fromkeys([p.parent for p in code] or [submission]):  # modules of the student's own
+    for folder in dict.fromkeys(
+        [p.parent for p in code] or [submission]
+    ):  # modules of the student's own
         for path in _top_files(folder, (".py",)):  # the code may import (grading/own_modules.py)
             if not (dest / path.name).exists():
                 shutil.copyfile(path, dest / path.name)
@@ -234,8 +260,14 @@ def stage_submission(submission: Path, dest: Path, names: tuple[str, ...], *, cr
 
 def _top_files(folder: Path, endings: tuple[str, ...]) -> list[Path]:
     """The regular files (not links) at the top of an upload whose names end so, in any case."""
-    return sorted(p for p in folder.iterdir() if p.name.lower().endswith(endings) and not p.name.startswith(".")
-                  and p.is_file() and not p.is_symlink())
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.name.lower().endswith(endings)
+        and not p.name.startswith(".")
+        and p.is_file()
+        and not p.is_symlink()
+    )
 
 
 def _apply_late_policy(data: dict, assignment, student: str) -> None:
@@ -247,24 +279,40 @@ def _apply_late_policy(data: dict, assignment, student: str) -> None:
         return
     total = data["score"]
     data["score"] = deadlines.final(total, credit)
-    data["extra_data"]["late_credit"] = {"submitted_at": submitted, "total": total, "credit": credit}
-    data["output"] = (f"Handed in {submitted}, after the deadline: {credit:g} % of {total:g} points count, "
-                      f"{data['score']:g}. " + data["output"])
+    data["extra_data"]["late_credit"] = {
+        "submitted_at": submitted,
+        "total": total,
+        "credit": credit,
+    }
+    data["output"] = (
+        f"Handed in {submitted}, after the deadline: {credit:g} % of {total:g} points count, "
+        f"{data['score']:g}. " + data["output"]
+    )
 
 
 def _keep_best(data: dict, metadata: dict) -> None:
     """resubmissions: best. Gradescope shows the active (latest) submission's score; when an earlier
     submission (`previous_submissions`, scored by this autograder, late credit included) scored more,
     that score is the one that counts, and the output says which submission earned it."""
-    earlier = [p for p in metadata.get("previous_submissions") or [] if isinstance(p, dict)
-               and isinstance(p.get("score"), (int, float)) and not isinstance(p.get("score"), bool)]
+    earlier = [
+        p
+        for p in metadata.get("previous_submissions") or []
+        if isinstance(p, dict)
+        and isinstance(p.get("score"), (int, float))
+        and not isinstance(p.get("score"), bool)
+    ]
     best = max(earlier, key=lambda p: p["score"], default=None)
     if best is None or best["score"] <= data["score"]:
         return
-    data["extra_data"]["best_of_resubmissions"] = {"this_submission": data["score"], "counted": best["score"],
-                                                   "submission_time": best.get("submission_time")}
-    data["output"] = (f"Your submission of {best.get('submission_time')} scored {best['score']:g}, more than this "
-                      f"one ({data['score']:g}); the course counts your best. " + data["output"])
+    data["extra_data"]["best_of_resubmissions"] = {
+        "this_submission": data["score"],
+        "counted": best["score"],
+        "submission_time": best.get("submission_time"),
+    }
+    data["output"] = (
+        f"Your submission of {best.get('submission_time')} scored {best['score']:g}, more than this "
+        f"one ({data['score']:g}); the course counts your best. " + data["output"]
+    )
     data["score"] = float(best["score"])
 
 
@@ -276,10 +324,22 @@ def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = Fal
     student = student_of(metadata)
     with tempfile.TemporaryDirectory(prefix="qkv-gradescope-") as tmp:
         subs, out = Path(tmp) / "submissions", Path(tmp) / "graded"
-        stage_submission(root / "submission", subs / student, layout.submission_files(course.assignment(assignment)),
-                         created_at=metadata.get("created_at"))
-        summary = grade(course, subs, assignment=assignment, out=out, jobs=1, progress=False, pages=False,
-                        weak_sandbox=weak_sandbox)
+        stage_submission(
+            root / "submission",
+            subs / student,
+            layout.submission_files(course.assignment(assignment)),
+            created_at=metadata.get("created_at"),
+        )
+        summary = grade(
+            course,
+            subs,
+            assignment=assignment,
+            out=out,
+            jobs=1,
+            progress=False,
+            pages=False,
+            weak_sandbox=weak_sandbox,
+        )
         data = json.loads(results.path_for(out, student).read_text(encoding="utf-8"))
     data["extra_data"]["gradescope"] = submission_facts(metadata)
     _apply_late_policy(data, course.assignment(assignment), student)
@@ -287,7 +347,15 @@ def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = Fal
         _keep_best(data, metadata)
     data["extra_data"]["isolation"] = summary.isolation
     data["extra_data"]["grader_errors"] = summary.errors
-    data.update(execution_time=round(time.monotonic() - started, 3), output_format="text",
-                test_output_format="text", test_name_format="text")
-    results.atomic_write(root / "results" / "results.json", json.dumps(json.loads(results.strict_json(data)), indent=1, sort_keys=True, allow_nan=False) + "\n")
+    data.update(
+        execution_time=round(time.monotonic() - started, 3),
+        output_format="text",
+        test_output_format="text",
+        test_name_format="text",
+    )
+    results.atomic_write(
+        root / "results" / "results.json",
+        json.dumps(json.loads(results.strict_json(data)), indent=1, sort_keys=True, allow_nan=False)
+        + "\n",
+    )
     return data

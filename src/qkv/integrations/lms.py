@@ -13,6 +13,7 @@ late credit and adjustments applied). Formats:
 
 Canvas and Moodle match students by the roster's ids, so they need `roster:` in course.yaml.
 """
+
 from __future__ import annotations
 
 import csv
@@ -20,11 +21,12 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from qkv.course import deadlines, layout, roster as roster_mod
+from qkv.course import deadlines, layout
+from qkv.course import roster as roster_mod
 from qkv.errors import QkvError
+from qkv.reports.class_report import read_run
 from qkv.results import gradebook
 from qkv.results.records import atomic_write
-from qkv.reports.class_report import read_run
 
 FORMATS = ("canvas", "moodle", "nbgrader", "course")
 NEEDS_ROSTER = ("canvas", "moodle")
@@ -50,7 +52,9 @@ def read_graded(course, folder: Path) -> Graded:
     """A folder `qkv grade` wrote, with the assignment its run.json names."""
     folder = Path(folder)
     if not (folder / layout.GRADEBOOK_FILE).is_file():
-        raise QkvError(f"{folder}: no {layout.GRADEBOOK_FILE}; give a folder `qkv grade --out` wrote")
+        raise QkvError(
+            f"{folder}: no {layout.GRADEBOOK_FILE}; give a folder `qkv grade --out` wrote"
+        )
     assignment_id = read_run(folder).get("assignment")
     if not isinstance(assignment_id, str):
         raise QkvError(f"{folder / layout.RUN_FILE}: names no assignment; grade the folder again")
@@ -58,8 +62,10 @@ def read_graded(course, folder: Path) -> Graded:
     rows = gradebook.read(folder / layout.GRADEBOOK_FILE)
     expected = gradebook.header(assignment)
     if not rows or list(rows[0]) != expected:
-        raise QkvError(f"{folder / layout.GRADEBOOK_FILE}: not the gradebook of '{assignment_id}' as this kit "
-                       "writes it now; grade the folder again")
+        raise QkvError(
+            f"{folder / layout.GRADEBOOK_FILE}: not the gradebook of '{assignment_id}' as this kit "
+            "writes it now; grade the folder again"
+        )
     return Graded(assignment, {r["student"]: r for r in rows})
 
 
@@ -73,28 +79,51 @@ def _students(graded: list[Graded], roster) -> list[str]:
     """The roster's students, or without one everyone graded."""
     if roster is not None:
         return roster.ids
-    return sorted({s for g in graded for s, row in g.rows.items() if row["status"] != gradebook.MISSING})
+    return sorted(
+        {s for g in graded for s, row in g.rows.items() if row["status"] != gradebook.MISSING}
+    )
 
 
 def canvas(graded: list[Graded], roster) -> str:
     head = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    rows = [head + [f"{g.assignment.title} ({g.assignment.id})" for g in graded],
-            ["Points Possible", "", "", "", ""] + [g.points for g in graded]]
+    rows = [
+        head + [f"{g.assignment.title} ({g.assignment.id})" for g in graded],
+        ["Points Possible", "", "", "", ""] + [g.points for g in graded],
+    ]
     for s in roster.students:
-        rows.append([s.name or s.id, s.canvas_id, s.sis_id, s.sis_login_id, s.section] + [g.final(s.id) for g in graded])
+        rows.append(
+            [s.name or s.id, s.canvas_id, s.sis_id, s.sis_login_id, s.section]
+            + [g.final(s.id) for g in graded]
+        )
     return _csv(rows)
 
 
 def moodle(graded: list[Graded], roster) -> str:
-    rows = [["Full name", "Email address", "ID number"] + [f"{g.assignment.title} ({g.assignment.id})" for g in graded]]
+    rows = [
+        ["Full name", "Email address", "ID number"]
+        + [f"{g.assignment.title} ({g.assignment.id})" for g in graded]
+    ]
     for s in roster.students:
         rows.append([s.name or s.id, s.email, s.sis_id or s.id] + [g.final(s.id) for g in graded])
     return _csv(rows)
 
 
 def nbgrader(graded: list[Graded], roster) -> str:
-    rows = [["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "raw_score",
-             "late_submission_penalty", "score", "max_score"]]
+    rows = [
+        [
+            "assignment",
+            "duedate",
+            "timestamp",
+            "student_id",
+            "last_name",
+            "first_name",
+            "email",
+            "raw_score",
+            "late_submission_penalty",
+            "score",
+            "max_score",
+        ]
+    ]
     for g in graded:
         for student in _students([g], roster):
             row = g.rows.get(student) or {"total": "0", "final": "0", "submitted_at": ""}
@@ -102,8 +131,21 @@ def nbgrader(graded: list[Graded], roster) -> str:
             first, _, last = (person.name if person else "").rpartition(" ")
             due = deadlines.deadline_for(g.assignment, student)
             penalty = gradebook.fmt(float(row["total"]) - float(row["final"]))
-            rows.append([g.assignment.id, deadlines.iso(due) if due else "", row["submitted_at"], student,
-                         last, first, person.email if person else "", row["total"], penalty, row["final"], g.points])
+            rows.append(
+                [
+                    g.assignment.id,
+                    deadlines.iso(due) if due else "",
+                    row["submitted_at"],
+                    student,
+                    last,
+                    first,
+                    person.email if person else "",
+                    row["total"],
+                    penalty,
+                    row["final"],
+                    g.points,
+                ]
+            )
     return _csv(rows)
 
 
@@ -115,8 +157,16 @@ def course_table(graded: list[Graded], roster) -> str:
     for student in students:
         person = roster.get(student) if roster is not None else None
         finals = [g.final(student) for g in graded]
-        rows.append([student, person.name if person else "", person.email if person else "",
-                     person.section if person else ""] + finals + [gradebook.fmt(sum(map(float, finals)))])
+        rows.append(
+            [
+                student,
+                person.name if person else "",
+                person.email if person else "",
+                person.section if person else "",
+            ]
+            + finals
+            + [gradebook.fmt(sum(map(float, finals)))]
+        )
     return _csv(rows)
 
 
@@ -134,7 +184,9 @@ def export(course, fmt: str, *, graded: list[Path], out: Path) -> Path:
         raise QkvError(f"--out {out}: is a folder; give the CSV file to write")
     roster = roster_mod.load(course)
     if roster is None and fmt in NEEDS_ROSTER:
-        raise QkvError(f"the {fmt} export matches students by the roster's ids: set `roster:` in course.yaml")
+        raise QkvError(
+            f"the {fmt} export matches students by the roster's ids: set `roster:` in course.yaml"
+        )
     folders = [read_graded(course, folder) for folder in graded]
     ids = [g.assignment.id for g in folders]
     twice = next((i for i in ids if ids.count(i) > 1), None)

@@ -16,6 +16,7 @@ Which notebook, course and student:
 - the student id is the folder above the assignment's (nbgrader's `autograded/<student>/<assignment>/`),
   so each student draws the same random cases as `qkv grade` would give them.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,9 +28,9 @@ import tempfile
 from pathlib import Path
 
 from qkv.course import layout
-from qkv.results import records as results
 from qkv.errors import QkvError
 from qkv.intake.submissions import is_valid_id
+from qkv.results import records as results
 
 KIT_DIR = "qkv"  # beside nbgrader_config.py: the course.yaml and the instructor files grading needs
 NBGRADER_CONFIG = "nbgrader_config.py"
@@ -41,8 +42,10 @@ def find_course(start: Path) -> Path:
     for folder in (start, *start.parents):
         if (folder / NBGRADER_CONFIG).is_file() and (folder / KIT_DIR / "course.yaml").is_file():
             return folder / KIT_DIR / "course.yaml"
-    raise QkvError(f"{start}: no {NBGRADER_CONFIG} with a {KIT_DIR}/course.yaml beside it in this folder "
-                   "or above; run `qkv nbgrader export` to make the nbgrader course")
+    raise QkvError(
+        f"{start}: no {NBGRADER_CONFIG} with a {KIT_DIR}/course.yaml beside it in this folder "
+        "or above; run `qkv nbgrader export` to make the nbgrader course"
+    )
 
 
 def student_of(notebook: Path) -> str:
@@ -52,24 +55,44 @@ def student_of(notebook: Path) -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _graded(course_file: str, assignment: str, student: str, notebook: str, digest: str) -> results.StudentResult:
+def _graded(
+    course_file: str, assignment: str, student: str, notebook: str, digest: str
+) -> results.StudentResult:
     """Grade one notebook with `qkv grade` in a subprocess (digest: the notebook's content, for the cache)."""
     with tempfile.TemporaryDirectory(prefix="qkv-nbgrader-") as tmp:
         folder = Path(tmp) / "submissions" / student
         folder.mkdir(parents=True)
         shutil.copyfile(notebook, folder / Path(notebook).name)
         out = Path(tmp) / "graded"
-        proc = subprocess.run([sys.executable, "-m", "qkv.integrations.nbgrader_bridge", course_file, assignment,
-                               str(folder.parent), str(out)],
-                              capture_output=True, text=True, timeout=GRADING_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "qkv.integrations.nbgrader_bridge",
+                course_file,
+                assignment,
+                str(folder.parent),
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=GRADING_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
         if proc.returncode != 0:
             last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
             raise RuntimeError(f"qkv-kit could not grade {Path(notebook).name}: {last}")
         return results.read(results.path_for(out, student))
 
 
-def part_result(part: str, *, assignment: str, notebook: Path | str,
-                course: Path | str | None = None, student: str | None = None) -> results.StudentResult:
+def part_result(
+    part: str,
+    *,
+    assignment: str,
+    notebook: Path | str,
+    course: Path | str | None = None,
+    student: str | None = None,
+) -> results.StudentResult:
     """The whole notebook's StudentResult (graded once per notebook content), checking `part` exists."""
     path = Path(notebook).resolve()
     course_file = Path(course).resolve() if course else find_course(path.parent)
@@ -83,10 +106,18 @@ def part_result(part: str, *, assignment: str, notebook: Path | str,
     return result
 
 
-def part_score(part: str, *, assignment: str, notebook: Path | str,
-               course: Path | str | None = None, student: str | None = None) -> float:
+def part_score(
+    part: str,
+    *,
+    assignment: str,
+    notebook: Path | str,
+    course: Path | str | None = None,
+    student: str | None = None,
+) -> float:
     """Points earned in one part (or "quiz"); prints what failed in it, for the student's feedback."""
-    result = part_result(part, assignment=assignment, notebook=notebook, course=course, student=student)
+    result = part_result(
+        part, assignment=assignment, notebook=notebook, course=course, student=student
+    )
     score, full = result.part_score(part), result.part_max(part)
     print(f"{part}: {score:g} of {full:g} points")
     if result.status != "graded":
@@ -99,11 +130,19 @@ def part_score(part: str, *, assignment: str, notebook: Path | str,
 
 def main(argv: list[str]) -> int:
     """python -m qkv.integrations.nbgrader_bridge COURSE ASSIGNMENT SUBMISSIONS OUT: grade, no pages."""
-    from qkv.grade import batch as grade  # noqa: PLC0415
     from qkv.course.config import load_course  # noqa: PLC0415
+    from qkv.grade import batch as grade  # noqa: PLC0415
+
     course_file, assignment, submissions, out = argv
-    grade.grade(load_course(course_file), Path(submissions), assignment=assignment, out=Path(out), jobs=1,
-                progress=False, pages=False)
+    grade.grade(
+        load_course(course_file),
+        Path(submissions),
+        assignment=assignment,
+        out=Path(out),
+        jobs=1,
+        progress=False,
+        pages=False,
+    )
     return 0
 
 

@@ -13,6 +13,7 @@ Each hidden test cell calls qkv.integrations.nbgrader_bridge.part_score(), whose
 the cell's partial credit; its code sits between BEGIN/END HIDDEN TESTS, so generate_assignment
 leaves students an empty graded cell.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,13 +21,13 @@ from pathlib import Path
 
 import yaml
 
-from qkv.release import steps as release
-from qkv.integrations import nbgrader_bridge
-from qkv.release import notebook as notebook_build
 from qkv.content import loader
 from qkv.course import layout
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
+from qkv.integrations import nbgrader_bridge
+from qkv.release import notebook as notebook_build
+from qkv.release import steps as release
 from qkv.results.records import atomic_write
 
 CONFIG = '''\
@@ -40,30 +41,43 @@ c = get_config()  # noqa: F821 - nbgrader provides it
 c.Execute.timeout = 120
 '''
 
-TEST_CELL = '''\
+TEST_CELL = """\
 # Graded by qkv-kit: {what} ({points:g} points).
 ### BEGIN HIDDEN TESTS
 from qkv.integrations import nbgrader_bridge
 nbgrader_bridge.part_score({part!r}, assignment={assignment!r}, notebook={notebook!r})
 ### END HIDDEN TESTS
-'''
+"""
 PUBLIC_FILES = (layout.PUBLIC_CHECKS_FILE, layout.COMPARE_FILE, layout.CASES_FILE)
 
 
 def test_cell(part: str, points: float, assignment: Assignment, what: str) -> dict:
     """An nbgrader autograder-test cell (grade, locked, points) for one part or the quiz."""
-    source = TEST_CELL.format(what=what, points=points, part=part, assignment=assignment.id,
-                              notebook=layout.notebook_file(assignment))
+    source = TEST_CELL.format(
+        what=what,
+        points=points,
+        part=part,
+        assignment=assignment.id,
+        notebook=layout.notebook_file(assignment),
+    )
     grade_id = f"test_{part}"
-    return notebook_build.code_cell(grade_id, source, notebook_build.nbgrader_meta(grade_id, locked=True, points=points))
+    return notebook_build.code_cell(
+        grade_id, source, notebook_build.nbgrader_meta(grade_id, locked=True, points=points)
+    )
 
 
 def with_tests(cells: list[dict], assignment: Assignment) -> list[dict]:
     """The cells with a hidden test cell after each part's check cell, and after the quiz answers."""
-    after = {f"check_{p.function}": test_cell(p.id, p.points, assignment, f"the hidden checks of {p.function}()")
-             for p in assignment.parts}
+    after = {
+        f"check_{p.function}": test_cell(
+            p.id, p.points, assignment, f"the hidden checks of {p.function}()"
+        )
+        for p in assignment.parts
+    }
     if assignment.quiz:
-        after["answers"] = test_cell("quiz", assignment.quiz_points, assignment, "your quiz answers")
+        after["answers"] = test_cell(
+            "quiz", assignment.quiz_points, assignment, "your quiz answers"
+        )
     out = []
     for cell in cells:
         out.append(cell)
@@ -76,8 +90,11 @@ def with_tests(cells: list[dict], assignment: Assignment) -> list[dict]:
 
 def _plain(value):
     if dataclasses.is_dataclass(value):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not f.metadata.get("internal") and getattr(value, f.name) is not None}
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if not f.metadata.get("internal") and getattr(value, f.name) is not None
+        }
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     return value
@@ -85,11 +102,17 @@ def _plain(value):
 
 def kit_files(course: Course, assignment: Assignment) -> dict[str, str | bytes]:
     """qkv/course.yaml (this assignment only) and the assignment's files it names, at the same paths under qkv/."""
-    files: dict[str, str | bytes] = {f"{nbgrader_bridge.KIT_DIR}/{name}": data
-                                     for name, data in loader.snapshot(course, assignment).items()}
+    files: dict[str, str | bytes] = {
+        f"{nbgrader_bridge.KIT_DIR}/{name}": data
+        for name, data in loader.snapshot(course, assignment).items()
+    }
     data = _plain(dataclasses.replace(course, assignments=(assignment,)))
-    header = "# The course as `qkv nbgrader export` wrote it: what the hidden test cells grade with.\n"
-    files[f"{nbgrader_bridge.KIT_DIR}/course.yaml"] = header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    header = (
+        "# The course as `qkv nbgrader export` wrote it: what the hidden test cells grade with.\n"
+    )
+    files[f"{nbgrader_bridge.KIT_DIR}/course.yaml"] = header + yaml.safe_dump(
+        data, sort_keys=False, allow_unicode=True
+    )
     return files
 
 
@@ -99,7 +122,10 @@ def build(course: Course, assignment: Assignment) -> dict[str, str]:
     nb["cells"] = with_tests(nb["cells"], assignment)
     source = f"source/{assignment.id}"
     public = release.build(course, assignment)
-    files = {"nbgrader_config.py": CONFIG, f"{source}/{layout.notebook_file(assignment)}": notebook_build.dumps(nb)}
+    files = {
+        "nbgrader_config.py": CONFIG,
+        f"{source}/{layout.notebook_file(assignment)}": notebook_build.dumps(nb),
+    }
     files.update({f"{source}/{name}": public[name] for name in PUBLIC_FILES})
     files.update(kit_files(course, assignment))
     return files

@@ -7,17 +7,18 @@ never runs a notebook. It reads `submitted/<student>/<A>/<module>.ipynb` (and `t
 part's points into nbgrader's gradebook (through nbgrader's own API) as the auto score of the hidden
 test cell `test_<part>` that `qkv nbgrader export` made, so `nbgrader export` and formgrader show them.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
+from qkv.course import layout
 from qkv.course.config import Course
 from qkv.errors import QkvError
-from qkv.results import records as results
 from qkv.grade.batch import Summary, grade
-from qkv.course import layout
 from qkv.intake.discover import read_timestamp
 from qkv.integrations.nbgrader_bridge import KIT_DIR
+from qkv.results import records as results
 
 GRADEBOOK = "gradebook.db"
 GRADED_DIR = "qkv-graded"  # beside nbgrader's autograded/: this kit's results, feedback and report
@@ -26,7 +27,9 @@ GRADED_DIR = "qkv-graded"  # beside nbgrader's autograded/: this kit's results, 
 def submitted_root(nbgrader_course: Path) -> Path:
     folder = Path(nbgrader_course) / layout.NBGRADER_SUBMITTED
     if not folder.is_dir():
-        raise QkvError(f"{nbgrader_course}: no submitted/ folder; collect the submissions with nbgrader first")
+        raise QkvError(
+            f"{nbgrader_course}: no submitted/ folder; collect the submissions with nbgrader first"
+        )
     return folder
 
 
@@ -34,36 +37,71 @@ def course_file(nbgrader_course: Path) -> Path:
     """The course `qkv nbgrader export` wrote beside nbgrader_config.py."""
     path = Path(nbgrader_course) / KIT_DIR / "course.yaml"
     if not path.is_file():
-        raise QkvError(f"{path}: not found; give --course, or make the nbgrader course with `qkv nbgrader export`")
+        raise QkvError(
+            f"{path}: not found; give --course, or make the nbgrader course with `qkv nbgrader export`"
+        )
     return path
 
 
-def grade_course(course: Course, nbgrader_course: Path, *, assignment: str, out: Path | None = None,
-                 jobs: int | None = None, progress: bool = True, weak_sandbox: bool = False) -> tuple[Summary, Path]:
+def grade_course(
+    course: Course,
+    nbgrader_course: Path,
+    *,
+    assignment: str,
+    out: Path | None = None,
+    jobs: int | None = None,
+    progress: bool = True,
+    weak_sandbox: bool = False,
+) -> tuple[Summary, Path]:
     """Grade the submitted notebooks and record the scores in nbgrader's gradebook; returns (summary, out)."""
     try:
         from nbgrader.api import Gradebook, MissingEntry  # noqa: PLC0415 - only this command needs nbgrader
     except ImportError:
-        raise QkvError("`qkv nbgrader grade` needs nbgrader installed in this environment") from None
+        raise QkvError(
+            "`qkv nbgrader grade` needs nbgrader installed in this environment"
+        ) from None
     nbgrader_course = Path(nbgrader_course)
     out = Path(out) if out else nbgrader_course / GRADED_DIR / assignment
-    summary = grade(course, submitted_root(nbgrader_course), assignment=assignment, out=out, jobs=jobs,
-                    progress=progress, weak_sandbox=weak_sandbox)
+    summary = grade(
+        course,
+        submitted_root(nbgrader_course),
+        assignment=assignment,
+        out=out,
+        jobs=jobs,
+        progress=progress,
+        weak_sandbox=weak_sandbox,
+    )
     notebook = layout.module_name(course.assignment(assignment))
     with Gradebook(f"sqlite:///{nbgrader_course / GRADEBOOK}") as gb:
         try:
             gb.find_assignment(assignment)
         except MissingEntry:
-            raise QkvError(f"{nbgrader_course / GRADEBOOK}: no assignment '{assignment}'; run "
-                           f"`nbgrader generate_assignment {assignment}` first") from None
+            raise QkvError(
+                f"{nbgrader_course / GRADEBOOK}: no assignment '{assignment}'; run "
+                f"`nbgrader generate_assignment {assignment}` first"
+            ) from None
         for student in summary.students:
-            record(gb, MissingEntry, assignment, notebook, student, results.read(results.path_for(out, student)),
-                   read_timestamp(submitted_root(nbgrader_course) / student / assignment))
+            record(
+                gb,
+                MissingEntry,
+                assignment,
+                notebook,
+                student,
+                results.read(results.path_for(out, student)),
+                read_timestamp(submitted_root(nbgrader_course) / student / assignment),
+            )
     return summary, out
 
 
-def record(gb, missing_entry, assignment: str, notebook: str, student: str, result: results.StudentResult,
-           timestamp) -> None:
+def record(
+    gb,
+    missing_entry,
+    assignment: str,
+    notebook: str,
+    student: str,
+    result: results.StudentResult,
+    timestamp,
+) -> None:
     """One student's part scores as the auto scores of the hidden test cells `test_<part>`."""
     gb.update_or_create_student(student)
     extra = {"timestamp": timestamp} if timestamp else {}

@@ -3,6 +3,7 @@
 Every problem becomes one line naming the file (by its name only: these lines go into feedback,
 and the grader's folders are nobody's business) and, where it can, the line number.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -20,6 +21,7 @@ from qkv.quiz.kinds import BadAnswer, is_blank, parse, what
 
 class NotSubmitted(BadAnswer):
     """There is no answers file at all: nothing was handed in, which is not a broken file."""
+
 
 ANSWERS_FILE = "answers.yaml"
 MAX_ANSWERS_BYTES = 64 * 1024  # a full answers file is about 2 KiB
@@ -48,9 +50,13 @@ class Sheet:
 
     name: str
     total: int  # questions in the quiz
-    values: dict = field(default_factory=dict)  # question id -> canonical answer, None when unanswered
+    values: dict = field(
+        default_factory=dict
+    )  # question id -> canonical answer, None when unanswered
     problems: dict = field(default_factory=dict)  # question id -> why its answer cannot be scored
-    notes: dict = field(default_factory=dict)  # question id -> lines about it (typos, answered twice)
+    notes: dict = field(
+        default_factory=dict
+    )  # question id -> lines about it (typos, answered twice)
     fatal: str | None = None  # why nothing in the file can be used
     missing: bool = False  # no answers were handed in at all
 
@@ -72,9 +78,13 @@ def _read_text(path: Path | Answers | None, name: str) -> str:
     """The file's text; raises BadAnswer with the one line to show when it cannot be used."""
     if isinstance(path, Answers):
         if path.text is None:
-            raise (NotSubmitted if path.missing else BadAnswer)(path.problem or f"{name}: no quiz answers could be read")
+            raise (NotSubmitted if path.missing else BadAnswer)(
+                path.problem or f"{name}: no quiz answers could be read"
+            )
         if len(path.text.encode("utf-8")) > MAX_ANSWERS_BYTES:
-            raise BadAnswer(f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; the answers are a few lines")
+            raise BadAnswer(
+                f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; the answers are a few lines"
+            )
         return path.text
     if path is None:
         raise NotSubmitted(f"{name}: not submitted, so no quiz answers could be graded")
@@ -91,7 +101,9 @@ def _read_text(path: Path | Answers | None, name: str) -> str:
     except OSError as e:
         raise BadAnswer(f"{name}: cannot be read ({e.strerror})") from None
     if len(raw) > MAX_ANSWERS_BYTES:
-        raise BadAnswer(f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; an answers file is a few lines")
+        raise BadAnswer(
+            f"{name}: larger than {MAX_ANSWERS_BYTES // 1024} KiB; an answers file is a few lines"
+        )
     return decoded(raw, name)
 
 
@@ -103,7 +115,9 @@ def decoded(raw: bytes, name: str) -> str:
         try:
             return raw.decode("utf-16")
         except UnicodeDecodeError:
-            raise BadAnswer(f"{name}: not UTF-16 text, as its first bytes say; save it as UTF-8") from None
+            raise BadAnswer(
+                f"{name}: not UTF-16 text, as its first bytes say; save it as UTF-8"
+            ) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -126,7 +140,10 @@ def read_ahead(source: Path | Answers | None) -> Answers | None:
 
 def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
     """The parsed document and, per top-level key, the lines it appears on."""
-    loader, flat = None, flat_yaml.compose(text)  # the usual flat file, without PyYAML's slow scanner
+    loader, flat = (
+        None,
+        flat_yaml.compose(text),
+    )  # the usual flat file, without PyYAML's slow scanner
     try:
         if flat is not None:
             node, builder = flat
@@ -139,10 +156,14 @@ def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark else ""
         problem = getattr(e, "problem", None) or getattr(e, "reason", None) or str(e)
-        raise BadAnswer(f"{name}: invalid YAML{at}: {' '.join(str(problem).split())[:80]}") from None
+        raise BadAnswer(
+            f"{name}: invalid YAML{at}: {' '.join(str(problem).split())[:80]}"
+        ) from None
     except RecursionError:
         raise BadAnswer(f"{name}: invalid YAML: nested too deeply") from None
-    except ValueError as e:  # a scalar YAML accepts but Python cannot build, e.g. a 5000-digit number
+    except (
+        ValueError
+    ) as e:  # a scalar YAML accepts but Python cannot build, e.g. a 5000-digit number
         raise BadAnswer(f"{name}: invalid YAML: {' '.join(str(e).split())[:80]}") from None
     finally:
         if loader is not None:
@@ -155,7 +176,9 @@ def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
     return data, lines
 
 
-def _one_by_one(text: str, name: str) -> tuple[dict, dict[str, list[int]], dict[str, tuple[int, str]], list[int]]:
+def _one_by_one(
+    text: str, name: str
+) -> tuple[dict, dict[str, list[int]], dict[str, tuple[int, str]], list[int]]:
     """The answers of a file that is not YAML as a whole, each read on its own: (answers by id, the lines
     each id is on, per id the line and problem of an answer that is not YAML either, lines that are
     not `id: answer`). An answer is its `id: ...` line and the indented or `-` lines after it, leading
@@ -170,7 +193,9 @@ def _one_by_one(text: str, name: str) -> tuple[dict, dict[str, list[int]], dict[
             entries[-1][2].append(_INDENT.sub(lambda m: m[0].replace("\t", "  "), line))
             continue
         match = _ENTRY.match(line)
-        if match is None and entries and entries[-1][2] == ["answer: "]:  # `id:`, then its answer on the next line
+        if (
+            match is None and entries and entries[-1][2] == ["answer: "]
+        ):  # `id:`, then its answer on the next line
             entries[-1][2][0] += line.strip()
             continue
         if match is None:
@@ -206,14 +231,22 @@ def answered(text: str) -> int | None:
 def _unwrapped(data, questions):
     """The answers as one mapping when they were written another way that says the same: a list of
     `- id: answer` items, or every answer under one heading (`answers:`) that is no question's id."""
-    if isinstance(data, list) and data and all(isinstance(item, dict) and len(item) == 1 for item in data):
+    if (
+        isinstance(data, list)
+        and data
+        and all(isinstance(item, dict) and len(item) == 1 for item in data)
+    ):
         merged: dict = {}
         for item in data:
             merged.update(item)
         return merged
     if isinstance(data, dict) and len(data) == 1:
-        (key, inner), = data.items()
-        if str(key) not in questions and isinstance(inner, dict) and any(str(k) in questions for k in inner):
+        ((key, inner),) = data.items()
+        if (
+            str(key) not in questions
+            and isinstance(inner, dict)
+            and any(str(k) in questions for k in inner)
+        ):
             return inner
     return data
 
@@ -223,7 +256,13 @@ def read_answers(path: Path | Answers | None, quiz) -> Sheet:
 
     Never raises for anything in the answers.
     """
-    name = path.name if isinstance(path, Answers) else Path(path).name if path is not None else ANSWERS_FILE
+    name = (
+        path.name
+        if isinstance(path, Answers)
+        else Path(path).name
+        if path is not None
+        else ANSWERS_FILE
+    )
     questions = {q.id: q for q in quiz.questions}
     sheet = Sheet(name, len(questions))
     try:
@@ -234,12 +273,17 @@ def read_answers(path: Path | Answers | None, quiz) -> Sheet:
     try:
         data, key_lines = _load_yaml(text, name)
         data = _unwrapped(data, questions)
-        whole = None if data is None or isinstance(data, dict) else \
-            f"{name}: expected question ids with answers (like `dot-product: 3`), got {what(data)}"
+        whole = (
+            None
+            if data is None or isinstance(data, dict)
+            else f"{name}: expected question ids with answers (like `dot-product: 3`), got {what(data)}"
+        )
     except BadAnswer as e:
         whole = str(e)
     broken: dict = {}
-    if whole is not None:  # one slip of the hand (a tab, a bracket left open) costs that answer only
+    if (
+        whole is not None
+    ):  # one slip of the hand (a tab, a bracket left open) costs that answer only
         data, key_lines, broken, stray = _one_by_one(text, name)
         if not data:  # not one answer to go on with: the file is unusable as it stands
             sheet.fatal = whole
@@ -248,8 +292,11 @@ def read_answers(path: Path | Answers | None, quiz) -> Sheet:
         sheet.note(first, f"{whole}; each answer was read on its own instead.")
         if stray:
             more = f" and {len(stray) - 3} more" if len(stray) > 3 else ""
-            sheet.note(first, f"{name}: line{'s' if len(stray) > 1 else ''} {', '.join(map(str, stray[:3]))}{more}: "
-                              "not `id: answer`; skipped.")
+            sheet.note(
+                first,
+                f"{name}: line{'s' if len(stray) > 1 else ''} {', '.join(map(str, stray[:3]))}{more}: "
+                "not `id: answer`; skipped.",
+            )
     if data is None:  # an empty file: nothing answered
         data = {}
     for qid, (number, problem) in broken.items():
@@ -264,10 +311,15 @@ def read_answers(path: Path | Answers | None, quiz) -> Sheet:
         if qid not in questions:
             # the note goes with the question it most likely meant, or the first one
             close = difflib.get_close_matches(qid, list(questions), n=1) or [next(iter(questions))]
-            sheet.note(close[0], f"{where}: unknown question id {what(qid)}{did_you_mean(qid, questions)}.")
+            sheet.note(
+                close[0], f"{where}: unknown question id {what(qid)}{did_you_mean(qid, questions)}."
+            )
             continue
         if len(at) > 1:
-            sheet.note(qid, f"{name}: {qid} is answered on lines {', '.join(map(str, at))}; the last one counts.")
+            sheet.note(
+                qid,
+                f"{name}: {qid} is answered on lines {', '.join(map(str, at))}; the last one counts.",
+            )
         q = questions[qid]
         try:
             sheet.values[qid] = parse(q.kind, value, q.letters, q.shape)

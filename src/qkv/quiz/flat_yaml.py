@@ -10,6 +10,7 @@ anchors, tabs, a line it does not know), which PyYAML then reads in full, errors
 The node is PyYAML's own: each word is typed by its resolver (YAML 1.1: `yes` is true, `1e3` is
 text) and the document is built by its SafeConstructor, so the answers are what PyYAML gives.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,7 +29,9 @@ _KEY = r"[A-Za-z0-9_][A-Za-z0-9_-]*"
 _KEY_LINE = re.compile(rf"({_KEY}):(?: +({_VALUE}))? *(?: #.*)?")
 _QUIET_LINE = re.compile(r" *(?:#.*)?")  # blank, or a comment
 _TOKEN = re.compile(rf"\[|\]|{_WORD}")
-_BREAKS = re.compile("[\r\x85\u2028\u2029]")  # line breaks other than \n: PyYAML counts lines by them too
+_BREAKS = re.compile(
+    "[\r\x85\u2028\u2029]"
+)  # line breaks other than \n: PyYAML counts lines by them too
 MAX_KEY = 1000  # PyYAML finds no key longer than 1024 characters
 
 

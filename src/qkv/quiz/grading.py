@@ -5,6 +5,7 @@ are those of the student's own copy (a, b, c in the order shown to them), so cop
 student's letters scores nothing. The grader calls grade_answers(); the CLI shows a copy
 (quiz_render) and checks the form of an answers file.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,12 +20,26 @@ from qkv.quiz.variants import Posed, fill, format_numbers, variant, variants
 from qkv.results.outcomes import Outcome
 from qkv.results.records import TestResult
 
-__all__ = ["Answers", "Posed", "Question", "Quiz", "check_answers_file", "fill", "format_numbers", "grade_answers",
-           "load_quiz", "parse_quiz", "read_answers", "show_answer", "variant"]
+__all__ = [
+    "Answers",
+    "Posed",
+    "Question",
+    "Quiz",
+    "check_answers_file",
+    "fill",
+    "format_numbers",
+    "grade_answers",
+    "load_quiz",
+    "parse_quiz",
+    "read_answers",
+    "show_answer",
+    "variant",
+]
 
 
 # ---------------------------------------------------------------------------------------------
 # Checking and grading a student's answers.yaml.
+
 
 def check_answers_file(path: Path, quiz: Quiz) -> list[str]:
     """One line per problem with the FORM of an answers file (ids, types), not its correctness."""
@@ -52,14 +67,18 @@ def _judge(p: Posed, value) -> tuple[float, list[str]]:
     lines = []
     if q.shape:
         off = int(np.sum(np.abs(np.asarray(value) - np.asarray(p.answer)) > q.tolerance))
-        lines.append(f"{off} of your {np.size(value)} numbers {'is' if off == 1 else 'are'} further than "
-                     f"{q.tolerance:g} from the right value.")
+        lines.append(
+            f"{off} of your {np.size(value)} numbers {'is' if off == 1 else 'are'} further than "
+            f"{q.tolerance:g} from the right value."
+        )
     elif KINDS[q.kind].ndim == 0:
         lines.append(f"Your answer {value:g} is further than {q.tolerance:g} from the right value.")
     if q.kind == "multiple":
         right, wrong = len(value & p.answer), len(value - p.answer)
-        lines.append(f"You selected {right} right and {wrong} wrong choice{'s' * (wrong != 1)}: "
-                     f"{fraction:.0%} of the points.")
+        lines.append(
+            f"You selected {right} right and {wrong} wrong choice{'s' * (wrong != 1)}: "
+            f"{fraction:.0%} of the points."
+        )
     picked = {value} if q.kind == "single" else value if q.kind == "multiple" else set()
     for letter in sorted(picked):
         choice = p.choice(letter)
@@ -79,16 +98,22 @@ def _once(make):
         if not kept:
             kept.append(make())
         return kept[0]
+
     return once
 
 
-def _result(q: Question, number: int, max_score: float, pose, sheet: Sheet, course: Course) -> TestResult:
+def _result(
+    q: Question, number: int, max_score: float, pose, sheet: Sheet, course: Course
+) -> TestResult:
     """The result of one question; `pose()` gives the student's Posed, drawn only when it is needed
     (to judge an answer or to reveal the right one, once for both): a question left blank needs none of it."""
     pose = _once(pose)
     outcome, fraction = Outcome.FAILED, 0.0
     if sheet.fatal:
-        outcome, lines = Outcome.NOT_SUBMITTED if sheet.missing else Outcome.UNGRADABLE, [sheet.fatal]
+        outcome, lines = (
+            Outcome.NOT_SUBMITTED if sheet.missing else Outcome.UNGRADABLE,
+            [sheet.fatal],
+        )
     elif q.id in sheet.problems:
         lines = [f"{sheet.problems[q.id]}; this question scores 0.", q.hint]
     elif sheet.values.get(q.id) is None:
@@ -99,13 +124,26 @@ def _result(q: Question, number: int, max_score: float, pose, sheet: Sheet, cour
     lines += sheet.notes.get(q.id, [])
     if course.feedback.reveal_quiz_answers and outcome != Outcome.PASSED:
         lines.append(f"Right answer: {show_answer(pose())}")
-    return TestResult(name=f"quiz {number}: {q.id}", part="quiz", score=max_score * fraction,
-                      max_score=max_score, outcome=outcome, output=" ".join(lines),
-                      visibility=course.feedback.visibility)
+    return TestResult(
+        name=f"quiz {number}: {q.id}",
+        part="quiz",
+        score=max_score * fraction,
+        max_score=max_score,
+        outcome=outcome,
+        output=" ".join(lines),
+        visibility=course.feedback.visibility,
+    )
 
 
-def grade_answers(course: Course, assignment: Assignment, student: str, answers_path: Path | Answers | None,
-                  reference, *, master: Quiz | None = None) -> list[TestResult]:
+def grade_answers(
+    course: Course,
+    assignment: Assignment,
+    student: str,
+    answers_path: Path | Answers | None,
+    reference,
+    *,
+    master: Quiz | None = None,
+) -> list[TestResult]:
     """One TestResult per question (part "quiz"); never raises for anything in the answers file.
 
     `answers_path` is the student's answers.yaml, or Answers already read from their notebook.
@@ -116,4 +154,7 @@ def grade_answers(course: Course, assignment: Assignment, student: str, answers_
     quiz = master or load_quiz(course, assignment)
     every = variants(quiz, course, assignment, reference)
     sheet = read_answers(answers_path, quiz)
-    return [_result(p.q, p.number, p.share, lambda p=p: p.pose(student), sheet, course) for p in every.questions]
+    return [
+        _result(p.q, p.number, p.share, lambda p=p: p.pose(student), sheet, course)
+        for p in every.questions
+    ]

@@ -4,28 +4,38 @@ Answers come from two places: the quiz master (trusted, checked when it loads) a
 answers.yaml (untrusted). Both are read by the same `parse` of the kind, so the master cannot hold
 an answer that a student could not write.
 """
+
 from __future__ import annotations
 
 import math
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 LETTERS = string.ascii_lowercase[:10]  # choice letters: the i-th choice of the master is LETTERS[i]
-DEFAULT_TOLERANCE = 0.005  # half a unit in the second decimal: an answer rounded to 2 decimals passes
+DEFAULT_TOLERANCE = (
+    0.005  # half a unit in the second decimal: an answer rounded to 2 decimals passes
+)
 _SLACK = 1e-9  # so that an answer exactly at the tolerance passes despite float rounding
 # YAML 1.1 reads 4.8e-1 (no dot) as a string; accept written numbers like it, and nothing else.
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _FRACTION = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))\s*/\s*(\d+\.?\d*|\.\d+)$")  # 1/4, 0.9/2
 _PERCENT = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))\s*%$")  # 25%
-_SEPARATORS = re.compile(r"\s*(?:,|;|&|\band\b|\s)\s*")  # between letters or numbers written in one line: b, c and d
-_TRUE, _FALSE = frozenset({"true", "t", "yes", "y"}), frozenset({"false", "f", "no", "n"})  # quoted, or "True."
+_SEPARATORS = re.compile(
+    r"\s*(?:,|;|&|\band\b|\s)\s*"
+)  # between letters or numbers written in one line: b, c and d
+_TRUE, _FALSE = (
+    frozenset({"true", "t", "yes", "y"}),
+    frozenset({"false", "f", "no", "n"}),
+)  # quoted, or "True."
 
-MULTIPLE_RULE = ("Scoring: with k right choices, each right choice you select earns +1/k of the points, "
-                 "each wrong one you select costs 1/k, and the total never goes below 0.")
+MULTIPLE_RULE = (
+    "Scoring: with k right choices, each right choice you select earns +1/k of the points, "
+    "each wrong one you select costs 1/k, and the total never goes below 0."
+)
 
 
 class BadAnswer(ValueError):
@@ -60,7 +70,9 @@ def is_blank(value) -> bool:
     return value is None or value == "" or value == []
 
 
-_CHOICE_LINE = re.compile(r"^\(?([a-jA-J])[).:]\s+\S")  # a choice copied whole from the quiz: "c) It describes ..."
+_CHOICE_LINE = re.compile(
+    r"^\(?([a-jA-J])[).:]\s+\S"
+)  # a choice copied whole from the quiz: "c) It describes ..."
 
 
 def _letter(value, letters: str) -> str:
@@ -119,7 +131,7 @@ def parse_number(value, letters: str = "", shape: tuple = ()) -> float:
             value = float(percent[1]) / 100
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadAnswer(f"expected a number like 0.25, got {what(value)}")
-    if isinstance(value, int) and abs(value) > 1e300 or not math.isfinite(value):
+    if (isinstance(value, int) and abs(value) > 1e300) or not math.isfinite(value):
         raise BadAnswer(f"expected a finite number, got {what(value)}")
     return float(value)
 
@@ -136,12 +148,16 @@ def parse_array(value, letters: str, shape: tuple) -> tuple:
             return tuple(parse_number(x) for x in value)
         except BadAnswer as e:
             raise BadAnswer(f"{e} in the list") from None
-    if isinstance(value, str):  # written as numbers, row after row: "0.5 0.5; 0.1 0.9", or one row a line
+    if isinstance(
+        value, str
+    ):  # written as numbers, row after row: "0.5 0.5; 0.1 0.9", or one row a line
         items = _items(value.replace("[", " ").replace("]", " "))
         if len(items) == shape[0] * shape[1]:
-            value = [items[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
+            value = [items[i * shape[1] : (i + 1) * shape[1]] for i in range(shape[0])]
     if not isinstance(value, list) or len(value) != shape[0]:
-        raise BadAnswer(f"expected a list of {shape[0]} rows of {shape[1]} numbers, got {what(value)}")
+        raise BadAnswer(
+            f"expected a list of {shape[0]} rows of {shape[1]} numbers, got {what(value)}"
+        )
     rows = []
     for i, row in enumerate(value):
         try:
@@ -178,22 +194,41 @@ class Kind:
 
 
 KINDS = {
-    "single": Kind("single choice", "one letter ({letters})", parse_single, score_equal, choices=True),
-    "multiple": Kind("select all that apply", "a list of all the right letters ({letters}), e.g. [a, c]",
-                     parse_multiple, score_multiple, choices=True, rule=MULTIPLE_RULE),
+    "single": Kind(
+        "single choice", "one letter ({letters})", parse_single, score_equal, choices=True
+    ),
+    "multiple": Kind(
+        "select all that apply",
+        "a list of all the right letters ({letters}), e.g. [a, c]",
+        parse_multiple,
+        score_multiple,
+        choices=True,
+        rule=MULTIPLE_RULE,
+    ),
     "truefalse": Kind("true or false", "true or false", parse_truefalse, score_equal),
     "numeric": Kind("number", "a number, e.g. 0.25", parse_number, score_close, ndim=0),
-    "vector": Kind("list of numbers", "a list of {n} numbers, e.g. {example}", parse_array, score_close, ndim=1),
-    "matrix": Kind("matrix", "a list of {n} rows of {cols} numbers each, e.g. {example}", parse_array, score_close,
-                   ndim=2),
+    "vector": Kind(
+        "list of numbers", "a list of {n} numbers, e.g. {example}", parse_array, score_close, ndim=1
+    ),
+    "matrix": Kind(
+        "matrix",
+        "a list of {n} rows of {cols} numbers each, e.g. {example}",
+        parse_array,
+        score_close,
+        ndim=2,
+    ),
 }
 
 
 def form(kind: str, letters: str, shape: tuple) -> str:
     """The expected form of an answer, in words, with an example of the right shape."""
     example = np.arange(1, int(np.prod(shape)) + 1).reshape(shape) / 10 if shape else None
-    return KINDS[kind].form.format(letters=", ".join(letters), n=shape[0] if shape else 0,
-                                   cols=shape[-1] if shape else 0, example=_brackets(example))
+    return KINDS[kind].form.format(
+        letters=", ".join(letters),
+        n=shape[0] if shape else 0,
+        cols=shape[-1] if shape else 0,
+        example=_brackets(example),
+    )
 
 
 def _brackets(a) -> str:

@@ -5,16 +5,24 @@ master but computed by the reference ({compute: ...} over the question's inputs,
 the assignment's content names in QUIZ_COMPUTE, or {fixture: ...} for a matrix of its worked
 example), so a per-student variant can never disagree with the reference.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import Literal
 
 import numpy as np
 
-from qkv.course.config import Assignment, Course, _build, _describe, _f, read_yaml  # quiz.yaml reads like course.yaml
+from qkv.course.config import (
+    Assignment,
+    Course,
+    _build,
+    _describe,
+    _f,
+    read_yaml,
+)  # quiz.yaml reads like course.yaml
 from qkv.errors import QkvError
 from qkv.quiz.kinds import DEFAULT_TOLERANCE, KINDS, LETTERS, BadAnswer, parse
 
@@ -24,14 +32,15 @@ QUESTION_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 NDIM_WORDS = {0: "one number", 1: "a list of numbers", 2: "a list of rows of numbers"}
 
 
-
 @dataclass(frozen=True)
 class Choice:
     """One choice of a single or multiple choice question."""
 
     text: str = _f("the choice as students read it")
     correct: bool = _f("true for a right choice", False)
-    feedback: Optional[str] = _f("for a wrong choice: what picking it reveals, said when it is picked", None)
+    feedback: str | None = _f(
+        "for a wrong choice: what picking it reveals, said when it is picked", None
+    )
 
 
 @dataclass(frozen=True)
@@ -41,19 +50,24 @@ class Draw:
     draw: tuple[int, ...] = _f("shape of the numbers drawn: [3] for a list, [2, 3] for a matrix")
     low: float = _f("smallest value drawn")
     high: float = _f("largest value drawn")
-    decimals: int = _f("decimals each drawn value is rounded to (0 for whole numbers)", 1, minimum=0)
+    decimals: int = _f(
+        "decimals each drawn value is rounded to (0 for whole numbers)", 1, minimum=0
+    )
 
 
 @dataclass(frozen=True)
 class Computed:
     """An answer computed with the reference: a function of the inputs, or part of the example."""
 
-    compute: Optional[str] = _f("a computation the assignment's content names (QUIZ_COMPUTE), applied to "
-                                "the question's inputs", None)
-    fixture: Optional[str] = _f("a matrix of the assignment's worked example", None)
-    row: Optional[str] = _f("that matrix's row with this label", None)
-    col: Optional[str] = _f("that matrix's column with this label", None)
-    pick: Optional[int] = _f("one entry (0-based) of a list result", None)
+    compute: str | None = _f(
+        "a computation the assignment's content names (QUIZ_COMPUTE), applied to "
+        "the question's inputs",
+        None,
+    )
+    fixture: str | None = _f("a matrix of the assignment's worked example", None)
+    row: str | None = _f("that matrix's row with this label", None)
+    col: str | None = _f("that matrix's column with this label", None)
+    pick: int | None = _f("one entry (0-based) of a list result", None)
 
 
 @dataclass(frozen=True)
@@ -71,12 +85,24 @@ class Question:
     id: str = _f("stable id, the key in answers.yaml: lowercase letters, digits and dashes")
     kind: Literal[tuple(KINDS)] = _f("question kind: " + ", ".join(KINDS))
     text: str = _f("the question; {name} stands for the numbers of the input called name")
-    hint: str = _f("feedback for a wrong or missing answer: it teaches without giving the answer away")
-    points: float = _f("weight: the question gets points / (sum of all points) of the quiz points", 1.0, minimum=0)
-    choices: tuple[Choice, ...] = _f("the choices of a single or multiple question, right ones marked", ())
-    answer: object = _f("truefalse and numeric kinds: the answer, or {compute: ...} or {fixture: ...}", None)
-    inputs: object = _f("numbers in the text: name -> a fixed list, or {draw: shape, low, high}", None)
-    tolerance: Optional[float] = _f(f"numeric kinds: largest accepted error per number (default {DEFAULT_TOLERANCE})", None)
+    hint: str = _f(
+        "feedback for a wrong or missing answer: it teaches without giving the answer away"
+    )
+    points: float = _f(
+        "weight: the question gets points / (sum of all points) of the quiz points", 1.0, minimum=0
+    )
+    choices: tuple[Choice, ...] = _f(
+        "the choices of a single or multiple question, right ones marked", ()
+    )
+    answer: object = _f(
+        "truefalse and numeric kinds: the answer, or {compute: ...} or {fixture: ...}", None
+    )
+    inputs: object = _f(
+        "numbers in the text: name -> a fixed list, or {draw: shape, low, high}", None
+    )
+    tolerance: float | None = _f(
+        f"numeric kinds: largest accepted error per number (default {DEFAULT_TOLERANCE})", None
+    )
     traps: tuple[Trap, ...] = _f("numeric kinds: known wrong answers and what they reveal", ())
     shape: tuple = field(default=(), metadata={"internal": True})
     letters: str = field(default="", metadata={"internal": True})
@@ -88,12 +114,13 @@ class Quiz:
 
     title: str = _f("title shown above the quiz")
     questions: tuple[Question, ...] = _f("the questions, in the order students see them")
-    intro: Optional[str] = _f("text shown before the first question", None)
+    intro: str | None = _f("text shown before the first question", None)
     source: str = field(default="quiz.yaml", metadata={"internal": True})
 
 
 # ---------------------------------------------------------------------------------------------
 # Loading and validating the master.
+
 
 def load_quiz(course: Course, assignment: Assignment) -> Quiz:
     """Read and validate the assignment's quiz master; raises QkvError naming the path and value."""
@@ -119,7 +146,9 @@ def parse_quiz(data, *, name: str = "quiz.yaml", content=None) -> Quiz:
     for i, q in enumerate(quiz.questions):
         where = f"{name}: questions[{i}]"
         if not QUESTION_ID.match(q.id):
-            raise QkvError(f"{where}.id: use lowercase letters, digits and dashes, got {_describe(q.id)}")
+            raise QkvError(
+                f"{where}.id: use lowercase letters, digits and dashes, got {_describe(q.id)}"
+            )
         if q.id in seen:
             raise QkvError(f"{where}.id: duplicate id '{q.id}'")
         seen.add(q.id)
@@ -130,8 +159,13 @@ def parse_quiz(data, *, name: str = "quiz.yaml", content=None) -> Quiz:
 def _check_question(q: Question, where: str, content) -> Question:
     kind = KINDS[q.kind]
     numeric = kind.ndim is not None
-    for key, allowed in (("choices", kind.choices), ("inputs", numeric), ("tolerance", numeric),
-                         ("traps", numeric), ("answer", not kind.choices)):
+    for key, allowed in (
+        ("choices", kind.choices),
+        ("inputs", numeric),
+        ("tolerance", numeric),
+        ("traps", numeric),
+        ("answer", not kind.choices),
+    ):
         if getattr(q, key) not in (None, ()) and not allowed:
             raise QkvError(f"{where}.{key}: not used by a {q.kind} question")
     if kind.choices:
@@ -145,19 +179,27 @@ def _check_question(q: Question, where: str, content) -> Question:
         answer = _build(Computed, q.answer, f"{where}.answer")
         shape = _computed_shape(answer, inputs, f"{where}.answer", content)
     elif any(isinstance(v, Draw) for v in inputs.values()):
-        raise QkvError(f"{where}.answer: the numbers are drawn per student, so compute the answer ({{compute: ...}})")
+        raise QkvError(
+            f"{where}.answer: the numbers are drawn per student, so compute the answer ({{compute: ...}})"
+        )
     else:
         shape = _literal_shape(q.answer)
         answer = _parse_literal(q, q.answer, shape, f"{where}.answer")
     if len(shape) != kind.ndim:
-        raise QkvError(f"{where}.answer: a {q.kind} question needs {NDIM_WORDS[kind.ndim]}, "
-                       f"got one of shape {shape}")
+        raise QkvError(
+            f"{where}.answer: a {q.kind} question needs {NDIM_WORDS[kind.ndim]}, "
+            f"got one of shape {shape}"
+        )
     if q.tolerance is not None and q.tolerance < 0:
         raise QkvError(f"{where}.tolerance: must be at least 0, got {q.tolerance}")
-    traps = tuple(Trap(_parse_literal(q, t.answer, shape, f"{where}.traps[{j}].answer"), t.feedback)
-                  for j, t in enumerate(q.traps))
+    traps = tuple(
+        Trap(_parse_literal(q, t.answer, shape, f"{where}.traps[{j}].answer"), t.feedback)
+        for j, t in enumerate(q.traps)
+    )
     tolerance = DEFAULT_TOLERANCE if q.tolerance is None else q.tolerance
-    return dataclasses.replace(q, answer=answer, inputs=inputs, tolerance=tolerance, shape=shape, traps=traps)
+    return dataclasses.replace(
+        q, answer=answer, inputs=inputs, tolerance=tolerance, shape=shape, traps=traps
+    )
 
 
 def _literal_shape(value) -> tuple:
@@ -182,33 +224,47 @@ def _check_choices(q: Question, where: str) -> Question:
         raise QkvError(f"{where}.choices: needs 2 to {len(LETTERS)} choices, got {len(q.choices)}")
     right = sum(c.correct for c in q.choices)
     if q.kind == "single" and right != 1:
-        raise QkvError(f"{where}.choices: a single choice question needs exactly one correct choice, got {right}")
+        raise QkvError(
+            f"{where}.choices: a single choice question needs exactly one correct choice, got {right}"
+        )
     if not right:
         raise QkvError(f"{where}.choices: no choice is marked correct")
     for j, c in enumerate(q.choices):
         if c.correct and c.feedback:
             raise QkvError(f"{where}.choices[{j}].feedback: only wrong choices get feedback")
-    return dataclasses.replace(q, letters=LETTERS[: len(q.choices)])  # the answer depends on the student's order
+    return dataclasses.replace(
+        q, letters=LETTERS[: len(q.choices)]
+    )  # the answer depends on the student's order
 
 
 def _check_inputs(q: Question, where: str) -> dict:
     if q.inputs is not None and not isinstance(q.inputs, dict):
-        raise QkvError(f"{where}.inputs: expected a mapping of names to numbers, got {_describe(q.inputs)}")
+        raise QkvError(
+            f"{where}.inputs: expected a mapping of names to numbers, got {_describe(q.inputs)}"
+        )
     inputs = {}
     for name, value in (q.inputs or {}).items():
         sub = f"{where}.inputs.{name}"
         if isinstance(value, dict):
             draw = _build(Draw, value, sub)
             if not 1 <= len(draw.draw) <= 2 or min(draw.draw) < 1 or draw.low > draw.high:
-                raise QkvError(f"{sub}: draw needs a shape of 1 or 2 positive sizes and low <= high")
+                raise QkvError(
+                    f"{sub}: draw needs a shape of 1 or 2 positive sizes and low <= high"
+                )
             inputs[name] = draw
         else:
             try:
                 array = np.array(value, dtype=float)
             except (TypeError, ValueError):
                 array = np.array([np.nan])
-            if not isinstance(value, list) or array.ndim not in (1, 2) or not np.all(np.isfinite(array)):
-                raise QkvError(f"{sub}: expected a list of numbers, a list of rows or a draw, got {_describe(value)}")
+            if (
+                not isinstance(value, list)
+                or array.ndim not in (1, 2)
+                or not np.all(np.isfinite(array))
+            ):
+                raise QkvError(
+                    f"{sub}: expected a list of numbers, a list of rows or a draw, got {_describe(value)}"
+                )
             inputs[name] = array
     used = set(PLACEHOLDER.findall(q.text))
     if used - set(inputs):
@@ -227,8 +283,14 @@ def _computed_shape(c: Computed, inputs: dict, where: str, content) -> tuple:
     if c.compute:
         table = content.quiz_compute
         if c.compute not in table:
-            raise QkvError(f"{where}.compute: unknown computation '{c.compute}'"
-                           + (f" (known: {', '.join(sorted(table))})" if table else " (the content names none)"))
+            raise QkvError(
+                f"{where}.compute: unknown computation '{c.compute}'"
+                + (
+                    f" (known: {', '.join(sorted(table))})"
+                    if table
+                    else " (the content names none)"
+                )
+            )
         names, function = table[c.compute]
         missing = [n for n in names if n not in inputs]
         if missing:
@@ -238,12 +300,16 @@ def _computed_shape(c: Computed, inputs: dict, where: str, content) -> tuple:
             with np.errstate(all="ignore"):
                 shape = np.shape(function(content.reference, *probes))
         except Exception as e:  # the inputs do not fit the computation: an instructor's mistake
-            raise QkvError(f"{where}.compute: {c.compute} fails on inputs of these shapes "
-                           f"({type(e).__name__}: {e})") from None
+            raise QkvError(
+                f"{where}.compute: {c.compute} fails on inputs of these shapes "
+                f"({type(e).__name__}: {e})"
+            ) from None
     else:
         matrices = content.example.matrices()
         if c.fixture not in matrices:
-            raise QkvError(f"{where}.fixture: unknown matrix '{c.fixture}' (known: {', '.join(matrices)})")
+            raise QkvError(
+                f"{where}.fixture: unknown matrix '{c.fixture}' (known: {', '.join(matrices)})"
+            )
         values, rows, cols = matrices[c.fixture]
         for key, labels in (("row", rows), ("col", cols)):
             chosen = getattr(c, key)
@@ -252,7 +318,9 @@ def _computed_shape(c: Computed, inputs: dict, where: str, content) -> tuple:
         shape = tuple(n for n, chosen in ((len(rows), c.row), (len(cols), c.col)) if chosen is None)
     if c.pick is not None:
         if len(shape) != 1 or not 0 <= c.pick < shape[0]:
-            raise QkvError(f"{where}.pick: {c.pick} is not an index of a list of {shape[0] if shape else 0}")
+            raise QkvError(
+                f"{where}.pick: {c.pick} is not an index of a list of {shape[0] if shape else 0}"
+            )
         shape = ()
     return tuple(shape)
 

@@ -1,4 +1,5 @@
 """Showing a quiz: a student's own copy, the generic quiz.md, the blank answers.yaml and the key."""
+
 from __future__ import annotations
 
 import textwrap
@@ -27,8 +28,11 @@ def _paragraphs(text: str, indent: str = "") -> list[str]:
         if block.startswith(" "):
             out.append(textwrap.indent(block, indent))
         else:
-            out.append(textwrap.fill(" ".join(block.split()), WIDTH, initial_indent=indent,
-                                     subsequent_indent=indent))
+            out.append(
+                textwrap.fill(
+                    " ".join(block.split()), WIDTH, initial_indent=indent, subsequent_indent=indent
+                )
+            )
     return out
 
 
@@ -46,20 +50,31 @@ def _answer_line(q: Question) -> str:
 def render_text(quiz: Quiz, posed: list[Posed], student: str) -> str:
     """One student's own copy of the quiz, for the terminal: their numbers, their choice letters."""
     total = sum(p.max_score for p in posed)
-    lines = [quiz.title, f"Quiz for student {student}: {len(posed)} questions, {_points(total)}.", ""]
+    lines = [
+        quiz.title,
+        f"Quiz for student {student}: {len(posed)} questions, {_points(total)}.",
+        "",
+    ]
     if quiz.intro:
         lines += ["\n\n".join(_paragraphs(quiz.intro)), ""]
     lines += _paragraphs(
         "Write your answers in answers.yaml, after each question's id (e.g. `dot-product: 3`). "
         "Answer choice questions with the letters printed in this copy: they are yours, since every "
-        f"student's copy orders the choices differently. Check the form of your file with `{CHECK_COMMAND}`.")
+        f"student's copy orders the choices differently. Check the form of your file with `{CHECK_COMMAND}`."
+    )
     for p in posed:
         q = p.question
         lines += ["", f"{p.number}. {q.id} ({KINDS[q.kind].label}, {_points(p.max_score)})"]
         lines += _paragraphs(p.text, INDENT)
         for letter, choice in zip(LETTERS, p.choices):
-            lines.append(textwrap.fill(choice.text, WIDTH, initial_indent=f"{INDENT}  {letter}) ",
-                                       subsequent_indent=INDENT + " " * 5))
+            lines.append(
+                textwrap.fill(
+                    choice.text,
+                    WIDTH,
+                    initial_indent=f"{INDENT}  {letter}) ",
+                    subsequent_indent=INDENT + " " * 5,
+                )
+            )
         if KINDS[q.kind].rule:
             lines += _paragraphs(KINDS[q.kind].rule, INDENT)
         lines += _paragraphs(_answer_line(q), INDENT)
@@ -77,22 +92,31 @@ def render_markdown(quiz: Quiz, quiz_points: float) -> str:
         "the form its answer takes. Some questions use numbers drawn for you, and every student's "
         "copy orders the choices differently and letters them a, b, c in that order: answer from "
         "your own copy of the quiz (your instructor hands it out; with the course files, "
-        f"`{SHOW_COMMAND}` prints it). Check the form of your answers with `{CHECK_COMMAND}`.")
+        f"`{SHOW_COMMAND}` prints it). Check the form of your answers with `{CHECK_COMMAND}`."
+    )
     for number, q in enumerate(quiz.questions, 1):
-        drawn = {n: f"[your {n}]" for n, v in (q.inputs or {}).items() if not isinstance(v, np.ndarray)}
-        fixed = {n: format_numbers(v) for n, v in (q.inputs or {}).items() if isinstance(v, np.ndarray)}
+        drawn = {
+            n: f"[your {n}]" for n, v in (q.inputs or {}).items() if not isinstance(v, np.ndarray)
+        }
+        fixed = {
+            n: format_numbers(v) for n, v in (q.inputs or {}).items() if isinstance(v, np.ndarray)
+        }
         share = quiz_points * q.points / total if total else 0.0
         lines += ["", f"## {number}. {q.id} ({KINDS[q.kind].label}, {_points(share)})", ""]
         lines += _paragraphs(fill(q.text, {**drawn, **fixed}))
         if q.choices:
             # sorted by text: a neutral order that says nothing about which choices are right
-            lines += [""] + [textwrap.fill(c.text, WIDTH, initial_indent="- ", subsequent_indent="  ")
-                             for c in sorted(q.choices, key=lambda c: c.text)]
+            lines += [""] + [
+                textwrap.fill(c.text, WIDTH, initial_indent="- ", subsequent_indent="  ")
+                for c in sorted(q.choices, key=lambda c: c.text)
+            ]
         notes = []
         if q.choices:
             notes.append("Your own copy letters these choices in its own order.")
         if drawn:
-            notes.append(f"Your numbers are drawn for you: take them from your own copy (`{SHOW_COMMAND}`).")
+            notes.append(
+                f"Your numbers are drawn for you: take them from your own copy (`{SHOW_COMMAND}`)."
+            )
         if KINDS[q.kind].rule:
             notes.append(KINDS[q.kind].rule)
         lines += [""] + _paragraphs(" ".join(notes + [_answer_line(q)]))
@@ -101,10 +125,12 @@ def render_markdown(quiz: Quiz, quiz_points: float) -> str:
 
 def template(quiz: Quiz, *, check_command: str = CHECK_COMMAND) -> str:
     """The blank answers.yaml students fill in: every question id, no value, its form as a comment."""
-    lines = [f"# Quiz answers: {quiz.title}",
-             "# Write each answer after its question id, e.g. `dot-product: 3` or `key-and-value: [a, c]`.",
-             "# Choice letters are those of your own copy of the quiz. Leave a line empty to skip a question.",
-             f"# Check the form of this file with: {check_command}"]
+    lines = [
+        f"# Quiz answers: {quiz.title}",
+        "# Write each answer after its question id, e.g. `dot-product: 3` or `key-and-value: [a, c]`.",
+        "# Choice letters are those of your own copy of the quiz. Leave a line empty to skip a question.",
+        f"# Check the form of this file with: {check_command}",
+    ]
     for number, q in enumerate(quiz.questions, 1):
         lines += ["", f"# {number}. {form(q.kind, q.letters, q.shape)}", f"{q.id}:"]
     return "\n".join(lines) + "\n"
@@ -124,9 +150,14 @@ def _yaml_value(answer) -> str:
 
 def answer_key(quiz: Quiz, posed: list[Posed], student: str) -> str:
     """An answers.yaml that scores full marks for this student (their letters, their numbers)."""
-    lines = [f"{KEY_HEADER} {student}: full marks. For instructors; never hand it out.",
-             f"# Quiz: {quiz.title}"]
+    lines = [
+        f"{KEY_HEADER} {student}: full marks. For instructors; never hand it out.",
+        f"# Quiz: {quiz.title}",
+    ]
     for p in posed:
-        lines += ["", f"# {p.number}. {KINDS[p.question.kind].label}: {show_answer(p)}",
-                  f"{p.question.id}: {_yaml_value(p.answer)}"]
+        lines += [
+            "",
+            f"# {p.number}. {KINDS[p.question.kind].label}: {show_answer(p)}",
+            f"{p.question.id}: {_yaml_value(p.answer)}",
+        ]
     return "\n".join(lines) + "\n"

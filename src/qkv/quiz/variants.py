@@ -8,6 +8,7 @@ so `Variants` works that out once per quiz, and a student's variant only draws a
 is theirs. A question is posed on its own (its draws come from its own generator), so grading can
 pose only the questions it needs and still give each the numbers the whole variant would.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from qkv.content import loader
+from qkv.course import seeds
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
-from qkv.course import seeds
 from qkv.quiz.kinds import LETTERS
 from qkv.quiz.master import PLACEHOLDER, Choice, Computed, Draw, Question, Quiz
 
@@ -29,7 +30,9 @@ class Posed:
     question: Question
     number: int  # 1-based position in the quiz
     text: str
-    choices: tuple[Choice, ...]  # in this student's order: the first is their a), the second b), ...
+    choices: tuple[
+        Choice, ...
+    ]  # in this student's order: the first is their a), the second b), ...
     answer: object  # canonical, as quiz_kinds.parse returns it, in this student's letters
     max_score: float
 
@@ -39,9 +42,11 @@ class Posed:
 
 def format_numbers(values: np.ndarray, decimals: int | None = None) -> str:
     """[1.2, -0.5, 3.0] for the text; decimals=None writes each number as short as it goes."""
+
     def one(x: float) -> str:
         x += 0.0  # -0.0 becomes 0.0: a rounded draw would otherwise show "-0.0"
         return f"{x:.{decimals}f}" if decimals is not None else repr(x)
+
     if values.ndim == 2:
         return "[" + ", ".join(format_numbers(row, decimals) for row in values) + "]"
     return "[" + ", ".join(one(float(x)) for x in values) + "]"
@@ -65,7 +70,7 @@ def _nested(a: np.ndarray):
 class _Prepared:
     """What one question is for every student, and how to pose it for one student."""
 
-    def __init__(self, q: Question, number: int, share: float, variants: "Variants"):
+    def __init__(self, q: Question, number: int, share: float, variants: Variants):
         self.q, self.number, self.share, self.variants = q, number, share, variants
         inputs = q.inputs or {}
         self.draws = {n: v for n, v in inputs.items() if isinstance(v, Draw)}
@@ -83,8 +88,10 @@ class _Prepared:
             return answer
         result = np.asarray(self.variants.compute(answer, values), dtype=float)
         if result.shape != self.q.shape:
-            raise QkvError(f"{self.variants.quiz.source}: {self.q.id}: the reference gives shape {result.shape}, "
-                           f"expected {self.q.shape}")
+            raise QkvError(
+                f"{self.variants.quiz.source}: {self.q.id}: the reference gives shape {result.shape}, "
+                f"expected {self.q.shape}"
+            )
         return _nested(result)
 
     def _posed(self, text: str, choices: tuple, answer) -> Posed:
@@ -98,10 +105,20 @@ class _Prepared:
         if q.choices:  # choice questions have no inputs: the order is all that is drawn
             choices = tuple(q.choices[i] for i in rng.permutation(len(q.choices)))
             right = frozenset(LETTERS[i] for i, c in enumerate(choices) if c.correct)
-            answer = next(iter(right), None) if q.kind == "single" else right if q.kind == "multiple" else q.answer
+            answer = (
+                next(iter(right), None)
+                if q.kind == "single"
+                else right
+                if q.kind == "multiple"
+                else q.answer
+            )
             return self._posed(self.text, choices, answer)
-        drawn = {n: _draw(d, rng) for n, d in self.draws.items()}  # in the master's order: one stream
-        text = fill(self.text, {n: format_numbers(drawn[n], d.decimals) for n, d in self.draws.items()})
+        drawn = {
+            n: _draw(d, rng) for n, d in self.draws.items()
+        }  # in the master's order: one stream
+        text = fill(
+            self.text, {n: format_numbers(drawn[n], d.decimals) for n, d in self.draws.items()}
+        )
         return self._posed(text, (), self._answer(q.answer, {**self.fixed_values, **drawn}))
 
 
@@ -109,11 +126,18 @@ class Variants:
     """The variants of one quiz: what is the same for every student worked out once (see the module)."""
 
     def __init__(self, quiz: Quiz, course: Course, assignment: Assignment, reference):
-        self.quiz, self.course, self.assignment, self.reference = quiz, course, assignment, reference
+        self.quiz, self.course, self.assignment, self.reference = (
+            quiz,
+            course,
+            assignment,
+            reference,
+        )
         self.content = loader.load(course, assignment)
         total = sum(q.points for q in quiz.questions)
-        self.questions = [_Prepared(q, number, assignment.quiz_points * q.points / total if total else 0.0, self)
-                          for number, q in enumerate(quiz.questions, 1)]
+        self.questions = [
+            _Prepared(q, number, assignment.quiz_points * q.points / total if total else 0.0, self)
+            for number, q in enumerate(quiz.questions, 1)
+        ]
 
     def compute(self, c: Computed, values: dict) -> np.ndarray:
         """A computed answer: the content's computation over the inputs, or part of the worked example."""
@@ -144,6 +168,8 @@ def variants(quiz: Quiz, course: Course, assignment: Assignment, reference) -> V
     return _last[1]
 
 
-def variant(quiz: Quiz, course: Course, assignment: Assignment, student: str, reference) -> list[Posed]:
+def variant(
+    quiz: Quiz, course: Course, assignment: Assignment, student: str, reference
+) -> list[Posed]:
     """Every question as this student gets it; the same student always gets the same variant."""
     return variants(quiz, course, assignment, reference).of(student)

@@ -7,6 +7,7 @@ the .py release does (and as nbgrader's ClearSolutions would). Cells carry nbgra
 snippets the assignment's content provides (a plot, say). The notebook is written as nbformat 4.5 JSON, with fixed cell ids, so a release is
 byte-identical every time.
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,13 +17,15 @@ from dataclasses import dataclass
 
 from qkv.content import loader
 from qkv.course import layout
-from qkv.intake import notebook
-from qkv.quiz import render as quiz_render
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
+from qkv.intake import notebook
+from qkv.quiz import render as quiz_render
 
 DIRECTIVE = re.compile(r"^<!--\s*qkv:\s*(?P<what>[a-z-]+)(?:\s+(?P<arg>\w+))?\s*-->\s*$")
-COMMENT = re.compile(r"<!--(?!\s*qkv:).*?-->\s*", re.DOTALL)  # instructor notes, left out of the notebook
+COMMENT = re.compile(
+    r"<!--(?!\s*qkv:).*?-->\s*", re.DOTALL
+)  # instructor notes, left out of the notebook
 NBGRADER_SCHEMA = 3
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -40,6 +43,7 @@ def check(function):
     print(check_function(direct_call(types.SimpleNamespace(**globals())), function, CASES))
 '''
 
+
 @dataclass(frozen=True)
 class Directive:
     what: str  # setup | given | function | snippet | quiz | answers
@@ -56,7 +60,9 @@ def parse_story(text: str, name: str) -> list[str | Directive]:
         m = DIRECTIVE.match(line.strip())
         if m is None:
             if line.strip().startswith("<!--") and "qkv:" in line:
-                raise QkvError(f"{name}: line {number}: cannot read the directive {line.strip()[:60]!r}")
+                raise QkvError(
+                    f"{name}: line {number}: cannot read the directive {line.strip()[:60]!r}"
+                )
             block.append(line)
             continue
         out.append("\n".join(block))
@@ -70,22 +76,40 @@ def _lines(text: str) -> list[str]:
     return text.strip("\n").splitlines(keepends=True)
 
 
-def nbgrader_meta(grade_id: str, *, solution: bool = False, locked: bool = False, points: float | None = None) -> dict:
+def nbgrader_meta(
+    grade_id: str, *, solution: bool = False, locked: bool = False, points: float | None = None
+) -> dict:
     """nbgrader cell metadata, schema 3; `points` makes it a graded cell."""
-    meta = {"grade": points is not None, "grade_id": grade_id, "locked": locked, "schema_version": NBGRADER_SCHEMA,
-            "solution": solution}
+    meta = {
+        "grade": points is not None,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": NBGRADER_SCHEMA,
+        "solution": solution,
+    }
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
 
 
 def code_cell(cell_id: str, source: str, metadata: dict | None = None) -> dict:
-    return {"cell_type": "code", "execution_count": None, "id": cell_id, "metadata": metadata or {},
-            "outputs": [], "source": _lines(source)}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": cell_id,
+        "metadata": metadata or {},
+        "outputs": [],
+        "source": _lines(source),
+    }
 
 
 def text_cell(cell_type: str, cell_id: str, source: str, metadata: dict | None = None) -> dict:
-    return {"cell_type": cell_type, "id": cell_id, "metadata": metadata or {}, "source": _lines(source)}
+    return {
+        "cell_type": cell_type,
+        "id": cell_id,
+        "metadata": metadata or {},
+        "source": _lines(source),
+    }
 
 
 def _master_parts(master: str, name: str) -> tuple[str, dict[str, str]]:
@@ -93,21 +117,27 @@ def _master_parts(master: str, name: str) -> tuple[str, dict[str, str]]:
     tree = ast.parse(master)
     lines = master.splitlines(keepends=True)
     imports, functions = [], {}
-    starts = [min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) for n in tree.body]
+    starts = [
+        min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) for n in tree.body
+    ]
     for i, node in enumerate(tree.body):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.append(ast.get_source_segment(master, node))
         elif isinstance(node, ast.FunctionDef):
             # up to the next statement, not node.end_lineno: a closing solution marker is a comment
             end = starts[i + 1] - 1 if i + 1 < len(starts) else len(lines)
-            functions[node.name] = "".join(lines[starts[i] - 1:end]).rstrip() + "\n"
+            functions[node.name] = "".join(lines[starts[i] - 1 : end]).rstrip() + "\n"
         elif not (i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
-            raise QkvError(f"{name}: line {node.lineno}: the notebook holds the imports and the functions only; "
-                           "move this statement into a function")
+            raise QkvError(
+                f"{name}: line {node.lineno}: the notebook holds the imports and the functions only; "
+                "move this statement into a function"
+            )
     prelude = "\n".join(imports) + "\n"
     if prelude != notebook.PRELUDE:
-        raise QkvError(f"{name}: the notebook's graded code starts with {notebook.PRELUDE.strip()!r} only "
-                       f"(autograder/notebook/read.py PRELUDE); the master imports {prelude.strip()!r}")
+        raise QkvError(
+            f"{name}: the notebook's graded code starts with {notebook.PRELUDE.strip()!r} only "
+            f"(autograder/notebook/read.py PRELUDE); the master imports {prelude.strip()!r}"
+        )
     return prelude, functions
 
 
@@ -115,7 +145,9 @@ def _quiz_cell(what: str, quiz, assignment: Assignment) -> dict:
     if what == "quiz":  # quiz.md, its title one level down: the notebook's title is the only h1
         text = quiz_render.render_markdown(quiz, assignment.quiz_points)
         return text_cell("markdown", "quiz", "#" + text if text.startswith("# ") else text)
-    blank = quiz_render.template(quiz, check_command=f"qkv check {layout.notebook_file(assignment)}")
+    blank = quiz_render.template(
+        quiz, check_command=f"qkv check {layout.notebook_file(assignment)}"
+    )
     return text_cell("raw", "answers", blank, {notebook.ANSWERS_META: {"answers": True}})
 
 
@@ -125,10 +157,14 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
     try:
         text = course.path(story_name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise QkvError(f"{story_name}: cannot read the notebook's story ({getattr(e, 'strerror', None) or e})") from None
+        raise QkvError(
+            f"{story_name}: cannot read the notebook's story ({getattr(e, 'strerror', None) or e})"
+        ) from None
     story = parse_story(text, story_name)
     prelude, functions = _master_parts(master, assignment.source)
-    given: dict[str, str] = {}  # functions of the master that students do not write (the given directive)
+    given: dict[
+        str, str
+    ] = {}  # functions of the master that students do not write (the given directive)
     cells, seen, n_text = [], [], 0
     for item in story:
         if isinstance(item, str):
@@ -140,44 +176,77 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
         if seen.count(seen[-1]) > 1:
             raise QkvError(f"{where}: '{seen[-1]}' appears twice")
         if item.what == "setup":
-            cells.append(code_cell("setup", prelude + "\n" + SETUP, nbgrader_meta("setup", locked=True)))
-        elif item.what == "given":  # graded with the solution cells, since the students' functions call them
+            cells.append(
+                code_cell("setup", prelude + "\n" + SETUP, nbgrader_meta("setup", locked=True))
+            )
+        elif (
+            item.what == "given"
+        ):  # graded with the solution cells, since the students' functions call them
             written = loader.load(course, assignment).functions
             given = {name: text for name, text in functions.items() if name not in written}
             if "setup" not in seen or not given:
-                raise QkvError(f"{where}: the given directive needs the setup before it and functions of the "
-                               "master that students do not write")
-            cells.append(code_cell("given", "\n\n".join(t.rstrip("\n") + "\n" for t in given.values()),
-                                   nbgrader_meta("given", solution=True)))
+                raise QkvError(
+                    f"{where}: the given directive needs the setup before it and functions of the "
+                    "master that students do not write"
+                )
+            cells.append(
+                code_cell(
+                    "given",
+                    "\n\n".join(t.rstrip("\n") + "\n" for t in given.values()),
+                    nbgrader_meta("given", solution=True),
+                )
+            )
         elif item.what == "function":
             if item.arg in given:
-                raise QkvError(f"{where}: {item.arg} is given, not written by students: the given directive places it")
+                raise QkvError(
+                    f"{where}: {item.arg} is given, not written by students: the given directive places it"
+                )
             if item.arg not in functions:
                 raise QkvError(f"{where}: {assignment.source} has no function {item.arg!r}")
             if "setup" not in seen:
                 raise QkvError(f"{where}: the setup directive must come before the first function")
-            cells.append(code_cell(item.arg, functions[item.arg], nbgrader_meta(item.arg, solution=True)))
-            cells.append(code_cell(f"check_{item.arg}", f'check("{item.arg}")', nbgrader_meta(f"check_{item.arg}", locked=True)))
+            cells.append(
+                code_cell(item.arg, functions[item.arg], nbgrader_meta(item.arg, solution=True))
+            )
+            cells.append(
+                code_cell(
+                    f"check_{item.arg}",
+                    f'check("{item.arg}")',
+                    nbgrader_meta(f"check_{item.arg}", locked=True),
+                )
+            )
         elif item.what == "snippet":
             snippets = loader.load(course, assignment).notebook_snippets
             if item.arg not in snippets:
-                raise QkvError(f"{where}: the assignment's content has no notebook snippet {item.arg!r}"
-                               + (f" (it has {', '.join(sorted(snippets))})" if snippets else ""))
-            cells.append(code_cell(item.arg, snippets[item.arg], nbgrader_meta(item.arg, locked=True)))
+                raise QkvError(
+                    f"{where}: the assignment's content has no notebook snippet {item.arg!r}"
+                    + (f" (it has {', '.join(sorted(snippets))})" if snippets else "")
+                )
+            cells.append(
+                code_cell(item.arg, snippets[item.arg], nbgrader_meta(item.arg, locked=True))
+            )
         elif item.what in ("quiz", "answers"):
             if quiz is None:
-                raise QkvError(f"{where}: a {item.what} directive, but assignment '{assignment.id}' has no quiz")
+                raise QkvError(
+                    f"{where}: a {item.what} directive, but assignment '{assignment.id}' has no quiz"
+                )
             cells.append(_quiz_cell(item.what, quiz, assignment))
         else:
-            raise QkvError(f"{where}: unknown directive '{item.what}' "
-                           "(setup, given, function NAME, snippet NAME, quiz, answers)")
+            raise QkvError(
+                f"{where}: unknown directive '{item.what}' "
+                "(setup, given, function NAME, snippet NAME, quiz, answers)"
+            )
     missing = [f for f in functions if f not in given and f"function {f}" not in seen]
     if missing:
-        raise QkvError(f"{story_name}: no 'function {missing[0]}' directive; every function of the master needs a cell "
-                       "(functions students do not write go in the cell of a given directive)")
+        raise QkvError(
+            f"{story_name}: no 'function {missing[0]}' directive; every function of the master needs a cell "
+            "(functions students do not write go in the cell of a given directive)"
+        )
     for what in ("quiz", "answers"):
         if quiz is not None and what not in seen:
-            raise QkvError(f"{story_name}: assignment '{assignment.id}' has a quiz but the story has no {what} directive")
+            raise QkvError(
+                f"{story_name}: assignment '{assignment.id}' has a quiz but the story has no {what} directive"
+            )
     return cells
 
 
@@ -192,8 +261,12 @@ def student_cells(cells: list[dict], clear) -> list[dict]:
 
 
 def notebook_json(cells: list[dict]) -> dict:
-    return {"cells": cells, "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
 def dumps(nb: dict) -> str:
@@ -207,7 +280,9 @@ def with_quiz_copy(notebook_text: str, quiz_text: str) -> str:
     cell = next((c for c in nb["cells"] if c.get("id") == "quiz"), None)
     if cell is None:
         raise QkvError("the released notebook has no quiz cell (a `quiz` directive in the story)")
-    cell["source"] = _lines("## Quiz: your own copy\n\n```text\n" + quiz_text.rstrip("\n") + "\n```\n")
+    cell["source"] = _lines(
+        "## Quiz: your own copy\n\n```text\n" + quiz_text.rstrip("\n") + "\n```\n"
+    )
     return dumps(nb)
 
 
@@ -221,7 +296,9 @@ def master_notebook(course: Course, assignment: Assignment) -> dict:
     from qkv.quiz import master as quiz_master  # noqa: PLC0415
 
     if not assignment.notebook:
-        raise QkvError(f"assignment '{assignment.id}' has no notebook (set `notebook:` in course.yaml)")
+        raise QkvError(
+            f"assignment '{assignment.id}' has no notebook (set `notebook:` in course.yaml)"
+        )
     master = course.path(assignment.source).read_text(encoding="utf-8")
     quiz = quiz_master.load_quiz(course, assignment) if assignment.quiz else None
     return notebook_json(master_cells(course, assignment, master=master, quiz=quiz))

@@ -3,6 +3,7 @@
 Each step takes and returns nothing but works on one Release (the files being built); the order
 is the STEPS tuple below, and a test asserts it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -13,17 +14,17 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from qkv.shipped import compare
-from qkv.release import notebook as notebook_build
-from qkv.shipped import cases as public_cases
-from qkv.shipped import checks as public_checks
-from qkv.quiz import form as quiz_form
-from qkv.quiz import master as quiz_master
-from qkv.quiz import render as quiz_render
 from qkv.content import loader
 from qkv.course import layout
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
+from qkv.quiz import form as quiz_form
+from qkv.quiz import master as quiz_master
+from qkv.quiz import render as quiz_render
+from qkv.release import notebook as notebook_build
+from qkv.shipped import cases as public_cases
+from qkv.shipped import checks as public_checks
+from qkv.shipped import compare
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -46,7 +47,10 @@ class Release:
     @property
     def student_file(self) -> str:
         return layout.code_file(self.assignment)
-    quiz: quiz_master.Quiz | None = None  # the quiz master, with answers, when the assignment has one
+
+    quiz: quiz_master.Quiz | None = (
+        None  # the quiz master, with answers, when the assignment has one
+    )
 
 
 def read_master(r: Release) -> None:
@@ -95,18 +99,26 @@ def clear_text(source: str, name: str) -> str:
 
 def clear_solutions(r: Release) -> None:
     """Replace each solution block by `raise NotImplementedError` at the block's indentation."""
-    r.files[r.student_file] = clear_text(r.master, r.assignment.source if r.assignment else "the master")
+    r.files[r.student_file] = clear_text(
+        r.master, r.assignment.source if r.assignment else "the master"
+    )
 
 
 def _signatures(source: str) -> dict[str, tuple[str, str | None]]:
     tree = ast.parse(source)
-    return {n.name: (ast.unparse(n.args), ast.get_docstring(n)) for n in tree.body if isinstance(n, ast.FunctionDef)}
+    return {
+        n.name: (ast.unparse(n.args), ast.get_docstring(n))
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef)
+    }
 
 
 def check_stub_signatures(r: Release) -> None:
     """The stub keeps every function of the master with the same arguments and docstring."""
     if _signatures(r.files[r.student_file]) != _signatures(r.master):
-        raise QkvError(f"{r.assignment.source}: the stub's signatures or docstrings differ from the master's")
+        raise QkvError(
+            f"{r.assignment.source}: the stub's signatures or docstrings differ from the master's"
+        )
     missing = set(r.content.functions) - set(_signatures(r.master))
     if missing:
         raise QkvError(f"{r.assignment.source}: missing {', '.join(sorted(missing))}")
@@ -126,17 +138,29 @@ def bundled(source: str) -> str:
 
 def add_public_checks(r: Release) -> None:
     """Ship the comparison helpers and the public checks, plus a pytest file that runs them."""
-    for name, module in ((layout.COMPARE_FILE, compare), (layout.PUBLIC_CHECKS_FILE, public_checks)):
+    for name, module in (
+        (layout.COMPARE_FILE, compare),
+        (layout.PUBLIC_CHECKS_FILE, public_checks),
+    ):
         r.files[name] = bundled(Path(module.__file__).read_text(encoding="utf-8"))
     template = (TEMPLATES / "test_public.py").read_text(encoding="utf-8")
-    r.files[layout.public_test_file(r.assignment)] = template.replace("{module}", layout.module_name(r.assignment))
+    r.files[layout.public_test_file(r.assignment)] = template.replace(
+        "{module}", layout.module_name(r.assignment)
+    )
 
 
 def add_public_cases(r: Release) -> None:
     ref = r.content.reference_from(r.master, where=r.assignment.source)
     tol = r.course.tolerance
-    data = public_cases.build(r.content, ref, rtol=tol.rtol, atol=tol.atol, module=layout.module_name(r.assignment),
-                              packages=r.course.packages, timeouts=r.assignment.call_timeouts())
+    data = public_cases.build(
+        r.content,
+        ref,
+        rtol=tol.rtol,
+        atol=tol.atol,
+        module=layout.module_name(r.assignment),
+        packages=r.course.packages,
+        timeouts=r.assignment.call_timeouts(),
+    )
     r.files[layout.CASES_FILE] = json.dumps(data, indent=1) + "\n"
 
 
@@ -144,8 +168,12 @@ def add_student_readme(r: Release) -> None:
     try:
         template = r.content.student_readme.read_text(encoding="utf-8")
     except OSError as e:
-        raise QkvError(f"{r.content.student_readme}: cannot read the students' README ({e.strerror})") from None
-    r.files["README.md"] = template.format(title=r.assignment.title, deadline=r.assignment.deadline or "see your course page")
+        raise QkvError(
+            f"{r.content.student_readme}: cannot read the students' README ({e.strerror})"
+        ) from None
+    r.files["README.md"] = template.format(
+        title=r.assignment.title, deadline=r.assignment.deadline or "see your course page"
+    )
 
 
 QUIZ_README = """
@@ -185,10 +213,16 @@ def add_notebook(r: Release) -> None:
         return
     cells = notebook_build.master_cells(r.course, r.assignment, master=r.master, quiz=r.quiz)
     cells = notebook_build.student_cells(  # a given cell holds no solution to clear
-        cells, lambda text: clear_text(text, r.assignment.source) if BEGIN in text else text)
-    r.files[layout.notebook_file(r.assignment)] = notebook_build.dumps(notebook_build.notebook_json(cells))
+        cells, lambda text: clear_text(text, r.assignment.source) if BEGIN in text else text
+    )
+    r.files[layout.notebook_file(r.assignment)] = notebook_build.dumps(
+        notebook_build.notebook_json(cells)
+    )
     r.files["README.md"] += NOTEBOOK_README.format(
-        notebook=layout.notebook_file(r.assignment), code=r.student_file, quiz=NOTEBOOK_QUIZ if r.quiz else "")
+        notebook=layout.notebook_file(r.assignment),
+        code=r.student_file,
+        quiz=NOTEBOOK_QUIZ if r.quiz else "",
+    )
 
 
 def _quiz_secrets(r: Release) -> tuple[set[str], set[str]]:
@@ -203,12 +237,18 @@ def _quiz_secrets(r: Release) -> tuple[set[str], set[str]]:
 def check_no_secrets(r: Release) -> None:
     """No file of the release holds a solution line, a hidden suite's name or a quiz answer."""
     master_lines = r.master.splitlines()
-    secret = {master_lines[i].strip() for b, e in solution_blocks(r.master) for i in range(b + 1, e)}
+    secret = {
+        master_lines[i].strip() for b, e in solution_blocks(r.master) for i in range(b + 1, e)
+    }
     secret.discard("")
-    suites = {p.name for p in r.content.suites_dir.glob("test_*.py")} - {layout.public_test_file(r.assignment)}
+    suites = {p.name for p in r.content.suites_dir.glob("test_*.py")} - {
+        layout.public_test_file(r.assignment)
+    }
     quiz_lines, quiz_texts = _quiz_secrets(r)
     for name, text in r.files.items():
-        if name.endswith(".ipynb"):  # what a reader of the notebook sees: its cells, not their JSON escaping
+        if name.endswith(
+            ".ipynb"
+        ):  # what a reader of the notebook sees: its cells, not their JSON escaping
             text = notebook_build.sources(text)
         if name in suites or BEGIN in text or END in text:
             raise QkvError(f"release: {name} would leak a hidden suite or solution markers")
@@ -222,8 +262,17 @@ def check_no_secrets(r: Release) -> None:
             raise QkvError(f"release: {name} would leak the quiz answer {quiz_leaks[0][:60]!r}")
 
 
-STEPS = (read_master, clear_solutions, check_stub_signatures, add_public_checks, add_public_cases,
-         add_student_readme, add_quiz, add_notebook, check_no_secrets)
+STEPS = (
+    read_master,
+    clear_solutions,
+    check_stub_signatures,
+    add_public_checks,
+    add_public_cases,
+    add_student_readme,
+    add_quiz,
+    add_notebook,
+    check_no_secrets,
+)
 
 
 def build(course: Course, assignment: Assignment) -> dict[str, str]:

@@ -3,6 +3,7 @@
 Everything is read back from what grading wrote into DIR (results/<student>.json and run.json), so
 pages can be rebuilt without regrading. The same results give byte-identical pages.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,13 +14,24 @@ import numpy as np
 
 from qkv.content import loader
 from qkv.course import layout
-from qkv.results import records as results
-from qkv.reports import heatmap
-from qkv.reports.roll import Roll, adjustments_section, late_section, roster_section
 from qkv.errors import QkvError
+from qkv.reports import heatmap
 from qkv.reports.class_tally import Brief, ColumnStats, Tally
-from qkv.reports.pages import (FEEDBACK_DIR, PAGE_END, REPORT_FILE, bar, esc, feedback_href, img, num,
-                                      listed, page_start, table)
+from qkv.reports.pages import (
+    FEEDBACK_DIR,
+    PAGE_END,
+    REPORT_FILE,
+    bar,
+    esc,
+    feedback_href,
+    img,
+    listed,
+    num,
+    page_start,
+    table,
+)
+from qkv.reports.roll import Roll, adjustments_section, late_section, roster_section
+from qkv.results import records as results
 from qkv.results.records import StudentResult
 
 RUN_FILE = layout.RUN_FILE
@@ -27,7 +39,9 @@ TOP_MISCONCEPTIONS = 5
 TOP_PROBLEMS = 10  # in the terminal; the report lists them all
 
 
-def terminal_summary(course, assignment, out: Path, students: list[str], tally: Tally | None = None) -> str:
+def terminal_summary(
+    course, assignment, out: Path, students: list[str], tally: Tally | None = None
+) -> str:
     """A plain-text overview for the terminal: parts and pass rates, misconceptions, problems.
 
     Args:
@@ -38,27 +52,40 @@ def terminal_summary(course, assignment, out: Path, students: list[str], tally: 
     if tally is None:
         tally = Tally.of(assignment, load(out, students))
     stats = tally.column_stats()
-    lines = [f"{assignment.id}: {tally.n} students", "",
-             f"{'part':<12}{'mean':>8} / {'max':<5}{'full marks':>12}"]
+    lines = [
+        f"{assignment.id}: {tally.n} students",
+        "",
+        f"{'part':<12}{'mean':>8} / {'max':<5}{'full marks':>12}",
+    ]
     for s in stats:
         lines.append(f"{s.column:<12}{_fixed(s.mean):>8} / {num(s.max):<5}{_pct(s.full_marks):>12}")
     top = tally.misconceptions()[:TOP_MISCONCEPTIONS]
     if top:
         lines += ["", "Most common misconceptions (students):"]
-        lines += [f"{len(who):>5}  {mistake_id} ({_message(catalogue, mistake_id)[0] or '?'})" for mistake_id, who in top]
+        lines += [
+            f"{len(who):>5}  {mistake_id} ({_message(catalogue, mistake_id)[0] or '?'})"
+            for mistake_id, who in top
+        ]
     lines += _listing("Timed out or not graded", tally.problems)
     lines += _listing("Not submitted", tally.not_submitted)
     late = tally.late
     if late:
-        lines += ["", f"Handed in late ({len(late)}): "
-                  + ", ".join(f"{_plain(student)} {num(credit)} %" for student, _, _, credit, _ in late[:TOP_PROBLEMS])
-                  + (f" and {len(late) - TOP_PROBLEMS} more" if len(late) > TOP_PROBLEMS else "")]
+        lines += [
+            "",
+            f"Handed in late ({len(late)}): "
+            + ", ".join(
+                f"{_plain(student)} {num(credit)} %"
+                for student, _, _, credit, _ in late[:TOP_PROBLEMS]
+            )
+            + (f" and {len(late) - TOP_PROBLEMS} more" if len(late) > TOP_PROBLEMS else ""),
+        ]
     lines += ["", f"Report: {out / REPORT_FILE}   feedback pages: {out / FEEDBACK_DIR}"]
     return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------
 # Reading what grading wrote.
+
 
 def read_result(out: Path, student: str) -> StudentResult:
     """A student's full result from out/results/; a QkvError when it is missing or unreadable."""
@@ -132,6 +159,7 @@ def _message(catalogue, mistake_id: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------
 # report.html
 
+
 def write(f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()) -> None:
     """The class report, as one self-contained HTML document, into the text file `f`, a piece at a
     time: however many students its tables list, it is never held whole."""
@@ -139,8 +167,10 @@ def write(f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()
     catalogue = loader.load(course, assignment).catalogue
     sections = [
         (f"<h1>Class report: {esc(assignment.title)}</h1>",),
-        (f"<p class=\"sub\">{esc(course.name)} · assignment <code>{esc(assignment.id)}</code> · "
-         f"{tally.n} students</p>",),
+        (
+            f'<p class="sub">{esc(course.name)} · assignment <code>{esc(assignment.id)}</code> · '
+            f"{tally.n} students</p>",
+        ),
         (_scores(stats[-1], tally),),
         (_parts(stats),),
         _misconceptions(tally, catalogue),
@@ -166,7 +196,7 @@ def write(f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()
 
 
 def _link(student: str) -> str:
-    return f"<a href=\"{feedback_href(student)}\">{esc(student)}</a>"
+    return f'<a href="{feedback_href(student)}">{esc(student)}</a>'
 
 
 def _scores(total: ColumnStats, tally: Tally) -> str:
@@ -174,74 +204,105 @@ def _scores(total: ColumnStats, tally: Tally) -> str:
     shares = 100 * np.frombuffer(totals) / total.max if total.max else np.zeros(len(totals))
     svg = heatmap.histogram_svg(shares, title="Score distribution")
     median = statistics.median(totals) if totals else 0.0
-    return ("<h2>Scores</h2>\n"
-            f"<p>Mean {_fixed(total.mean)} / {num(total.max)}, median {num(median)}; "
-            f"{_pct(total.full_marks)} of students have full marks.</p>\n"
-            + img(heatmap.data_uri(svg), "Histogram of total scores in tenths of the maximum"))
+    return (
+        "<h2>Scores</h2>\n"
+        f"<p>Mean {_fixed(total.mean)} / {num(total.max)}, median {num(median)}; "
+        f"{_pct(total.full_marks)} of students have full marks.</p>\n"
+        + img(heatmap.data_uri(svg), "Histogram of total scores in tenths of the maximum")
+    )
 
 
 def _parts(stats: list[ColumnStats]) -> str:
-    rows = [f"<tr><td>{esc(s.column)}</td><td class=\"num\">{num(s.max)}</td>"
-            f"<td class=\"num\">{_fixed(s.mean)}</td><td class=\"num\">{_pct(s.full_marks)}</td>"
-            f"<td>{bar(s.full_marks)}</td></tr>" for s in stats]
-    return ("<h2>Parts</h2>\n<table><tr><th>part</th><th class=\"num\">max</th><th class=\"num\">mean</th>"
-            "<th class=\"num\">full marks</th><th></th></tr>\n" + "\n".join(rows) + "\n</table>")
+    rows = [
+        f'<tr><td>{esc(s.column)}</td><td class="num">{num(s.max)}</td>'
+        f'<td class="num">{_fixed(s.mean)}</td><td class="num">{_pct(s.full_marks)}</td>'
+        f"<td>{bar(s.full_marks)}</td></tr>"
+        for s in stats
+    ]
+    return (
+        '<h2>Parts</h2>\n<table><tr><th>part</th><th class="num">max</th><th class="num">mean</th>'
+        '<th class="num">full marks</th><th></th></tr>\n' + "\n".join(rows) + "\n</table>"
+    )
 
 
 def _misconceptions(tally: Tally, catalogue):
     found = tally.misconceptions()
     if not found:
-        yield "<h2>Misconceptions</h2>\n<p class=\"muted\">No catalogued misconception was recognised.</p>"
+        yield '<h2>Misconceptions</h2>\n<p class="muted">No catalogued misconception was recognised.</p>'
         return
 
     def row(mistake_id, who):
         part, message = _message(catalogue, mistake_id)
-        yield (f"<tr><td class=\"num\">{len(who)}</td><td><span class=\"tag\">{esc(mistake_id)}</span>"
-               f"<br>{esc(message)}</td><td>{esc(part)}</td><td>")
+        yield (
+            f'<tr><td class="num">{len(who)}</td><td><span class="tag">{esc(mistake_id)}</span>'
+            f"<br>{esc(message)}</td><td>{esc(part)}</td><td>"
+        )
         yield from listed(map(_link, who))
         yield "</td></tr>"
-    yield from table("<h2>Misconceptions</h2>\n<p>Known mistakes the grader recognised, by the number of students "
-                     "whose feedback named them.</p>\n<table><tr><th class=\"num\">students</th><th>misconception</th>"
-                     "<th>part</th><th>who</th></tr>\n", (row(m, who) for m, who in found))
+
+    yield from table(
+        "<h2>Misconceptions</h2>\n<p>Known mistakes the grader recognised, by the number of students "
+        'whose feedback named them.</p>\n<table><tr><th class="num">students</th><th>misconception</th>'
+        "<th>part</th><th>who</th></tr>\n",
+        (row(m, who) for m, who in found),
+    )
 
 
 def _problems(tally: Tally):
     if not tally.problems:
-        yield "<h2>Timed out or not graded</h2>\n<p class=\"muted\">Every submission ran to the end.</p>"
+        yield '<h2>Timed out or not graded</h2>\n<p class="muted">Every submission ran to the end.</p>'
         return
-    yield from table("<h2>Timed out or not graded</h2>\n<table><tr><th>student</th><th>what happened</th></tr>\n",
-                     (f"<tr><td>{_link(s)}</td><td>{esc(what)}</td></tr>" for s, what in tally.problems))
+    yield from table(
+        "<h2>Timed out or not graded</h2>\n<table><tr><th>student</th><th>what happened</th></tr>\n",
+        (f"<tr><td>{_link(s)}</td><td>{esc(what)}</td></tr>" for s, what in tally.problems),
+    )
 
 
 def _not_submitted(tally: Tally):
     if not tally.not_submitted:
         return
-    yield from table("<h2>Not submitted</h2>\n<p>Parts nothing was handed in for (a quiz without an answers file): "
-                     "they score 0, and nothing went wrong in grading.</p>\n<table><tr><th>student</th><th>not "
-                     "submitted</th></tr>\n",
-                     (f"<tr><td>{_link(s)}</td><td>{esc(parts)}</td></tr>" for s, parts in tally.not_submitted))
+    yield from table(
+        "<h2>Not submitted</h2>\n<p>Parts nothing was handed in for (a quiz without an answers file): "
+        "they score 0, and nothing went wrong in grading.</p>\n<table><tr><th>student</th><th>not "
+        "submitted</th></tr>\n",
+        (f"<tr><td>{_link(s)}</td><td>{esc(parts)}</td></tr>" for s, parts in tally.not_submitted),
+    )
 
 
 def _students(stats: list[ColumnStats], tally: Tally):
     cols = [s.column for s in stats[:-1]]
-    head = "".join(f"<th class=\"num\">{esc(c)}</th>" for c in cols)
+    head = "".join(f'<th class="num">{esc(c)}</th>' for c in cols)
 
     def row(r):
-        cells = "".join(f"<td class=\"num\">{num(r.scores.get(c, 0.0))}</td>" for c in cols)
+        cells = "".join(f'<td class="num">{num(r.scores.get(c, 0.0))}</td>' for c in cols)
         status = "" if r.status == "graded" else esc(r.status)
-        return (f"<tr><td>{_link(r.student)}</td>{cells}<td class=\"num\">{num(r.total)}</td>"
-                f"<td class=\"num\">{num(r.credit)} %</td><td class=\"num\">{num(r.final)}</td><td>{status}</td></tr>")
-    yield from table(f"<h2>Students</h2>\n<table><tr><th>student</th>{head}<th class=\"num\">total</th>"
-                     "<th class=\"num\">credit</th><th class=\"num\">final</th><th>status</th></tr>\n",
-                     map(row, tally.rows()))
+        return (
+            f'<tr><td>{_link(r.student)}</td>{cells}<td class="num">{num(r.total)}</td>'
+            f'<td class="num">{num(r.credit)} %</td><td class="num">{num(r.final)}</td><td>{status}</td></tr>'
+        )
+
+    yield from table(
+        f'<h2>Students</h2>\n<table><tr><th>student</th>{head}<th class="num">total</th>'
+        '<th class="num">credit</th><th class="num">final</th><th>status</th></tr>\n',
+        map(row, tally.rows()),
+    )
 
 
-RUN_LABELS = {"isolation": "isolation", "versions": "versions", "course_seed": "course seed",
-              "assignment": "assignment", "duration_s": "duration", "submissions": "submissions",
-              "jobs": "parallel jobs", "skipped": "skipped",
-              "weak_sandbox_accepted": "weaker sandbox accepted, missing", "regraded": "graded because",
-              "grader_errors": "grader errors",
-              "missing": "on the roster, no submission", "not_on_roster": "graded, not on the roster"}
+RUN_LABELS = {
+    "isolation": "isolation",
+    "versions": "versions",
+    "course_seed": "course seed",
+    "assignment": "assignment",
+    "duration_s": "duration",
+    "submissions": "submissions",
+    "jobs": "parallel jobs",
+    "skipped": "skipped",
+    "weak_sandbox_accepted": "weaker sandbox accepted, missing",
+    "regraded": "graded because",
+    "grader_errors": "grader errors",
+    "missing": "on the roster, no submission",
+    "not_on_roster": "graded, not on the roster",
+}
 
 
 def _run_value(key: str, value) -> str:
@@ -258,7 +319,9 @@ def _run_value(key: str, value) -> str:
 
 def _run(run: dict) -> str:
     if not run:
-        return f"<h2>The run</h2>\n<p class=\"muted\">No {RUN_FILE} was written for this run.</p>"
+        return f'<h2>The run</h2>\n<p class="muted">No {RUN_FILE} was written for this run.</p>'
     keys = [k for k in RUN_LABELS if k in run] + sorted(k for k in run if k not in RUN_LABELS)
-    items = "\n".join(f"<dt>{esc(RUN_LABELS.get(k, k))}</dt><dd>{_run_value(k, run[k])}</dd>" for k in keys)
+    items = "\n".join(
+        f"<dt>{esc(RUN_LABELS.get(k, k))}</dt><dd>{_run_value(k, run[k])}</dd>" for k in keys
+    )
     return f"<h2>The run</h2>\n<dl>\n{items}\n</dl>"

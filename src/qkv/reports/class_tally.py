@@ -6,6 +6,7 @@ the scores nearest each maximum, 8 bytes per student for the median, the student
 names (misconceptions, problems, late work), and the students table's rows on disk. So the memory
 of the pass does not grow with the class, but for those listings.
 """
+
 from __future__ import annotations
 
 from array import array
@@ -13,10 +14,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from qkv.course import deadlines
-from qkv.results.outcomes import Outcome, label
-from qkv.results import on_disk
-from qkv.results.records import StudentResult
 from qkv.reports.pages import default_points
+from qkv.results import on_disk
+from qkv.results.outcomes import Outcome, label
+from qkv.results.records import StudentResult
 
 # Outcomes the instructor should hear about: the submission, not the student's maths, went wrong
 # (or the grader did).
@@ -48,19 +49,38 @@ class Brief:
     submitted_at: str = ""
     credit: float = 100.0  # what the late policy grants, percent
     final: float = 0.0
-    adjustments: tuple[tuple[str, float, str], ...] = ()  # (part, change, comment) made by the grader
+    adjustments: tuple[
+        tuple[str, float, str], ...
+    ] = ()  # (part, change, comment) made by the grader
 
     @classmethod
-    def of(cls, r: StudentResult, assignment=None) -> "Brief":
+    def of(cls, r: StudentResult, assignment=None) -> Brief:
         parts = {t.part for t in r.tests}
-        troubles = dict.fromkeys((t.outcome, t.part) for t in r.tests
-                                 if t.outcome in PROBLEM_OUTCOMES or t.outcome == Outcome.NOT_SUBMITTED)
+        troubles = dict.fromkeys(
+            (t.outcome, t.part)
+            for t in r.tests
+            if t.outcome in PROBLEM_OUTCOMES or t.outcome == Outcome.NOT_SUBMITTED
+        )
         submitted = r.extra.get("submitted_at") or ""
-        credit = deadlines.credit(assignment, r.student, submitted or None) if assignment else deadlines.FULL_CREDIT
-        return cls(r.student, r.columns, r.status, r.total, {c: r.part_score(c) for c in r.columns},
-                   {c: r.part_max(c) for c in parts}, tuple(sorted({t.mistake for t in r.tests if t.mistake})),
-                   tuple(troubles), submitted, credit, deadlines.final(r.total, credit),
-                   tuple((t.part, t.score, t.output) for t in r.tests if t.outcome == Outcome.ADJUSTED))
+        credit = (
+            deadlines.credit(assignment, r.student, submitted or None)
+            if assignment
+            else deadlines.FULL_CREDIT
+        )
+        return cls(
+            r.student,
+            r.columns,
+            r.status,
+            r.total,
+            {c: r.part_score(c) for c in r.columns},
+            {c: r.part_max(c) for c in parts},
+            tuple(sorted({t.mistake for t in r.tests if t.mistake})),
+            tuple(troubles),
+            submitted,
+            credit,
+            deadlines.final(r.total, credit),
+            tuple((t.part, t.score, t.output) for t in r.tests if t.outcome == Outcome.ADJUSTED),
+        )
 
     def part_score(self, column: str) -> float:
         return self.scores.get(column, 0.0)
@@ -122,12 +142,14 @@ class Tally:
         self._who: dict[str, list[str]] = defaultdict(list)  # mistake id -> students, in order
         self.problems: list[tuple[str, str]] = []  # (student, what went wrong)
         self.not_submitted: list[tuple[str, str]] = []  # (student, parts nothing was handed in for)
-        self.late: list[tuple[str, str, float, float, float]] = []  # (student, handed in, total, credit, final)
+        self.late: list[
+            tuple[str, str, float, float, float]
+        ] = []  # (student, handed in, total, credit, final)
         self.adjustments: list[tuple[str, str, float, str]] = []  # (student, part, change, comment)
         self._rows = on_disk.Spool(rows_in) if rows_in is not None else None
 
     @classmethod
-    def of(cls, assignment, briefs) -> "Tally":
+    def of(cls, assignment, briefs) -> Tally:
         tally = cls(assignment)
         for brief in briefs:
             tally.add(brief)
@@ -138,8 +160,12 @@ class Tally:
         student = r.student if student is None else student
         self.n += 1
         for c in r.columns:
-            if c not in self._columns:  # the briefs before this one lack it: its maximum is course.yaml's
-                self._columns[c] = _Column(default_points(self.assignment, c) if self.n > 1 else float("-inf"))
+            if (
+                c not in self._columns
+            ):  # the briefs before this one lack it: its maximum is course.yaml's
+                self._columns[c] = _Column(
+                    default_points(self.assignment, c) if self.n > 1 else float("-inf")
+                )
         for c, column in self._columns.items():
             if r.has_part(c):
                 column.most = max(column.most, r.part_max(c))
@@ -155,10 +181,20 @@ class Tally:
         self._trouble(r, student)
         if r.credit < deadlines.FULL_CREDIT:
             self.late.append((student, r.submitted_at, r.total, r.credit, r.final))
-        self.adjustments += [(student, part, change, comment) for part, change, comment in r.adjustments]
+        self.adjustments += [
+            (student, part, change, comment) for part, change, comment in r.adjustments
+        ]
         if self._rows is not None:
-            self._rows.append(Row(student, {c: r.part_score(c) for c in r.columns}, r.total, r.credit, r.final,
-                                  r.status))
+            self._rows.append(
+                Row(
+                    student,
+                    {c: r.part_score(c) for c in r.columns},
+                    r.total,
+                    r.credit,
+                    r.final,
+                    r.status,
+                )
+            )
 
     def _trouble(self, r: Brief, student: str) -> None:
         if r.status != "graded":  # its checks all say the same thing
@@ -169,19 +205,30 @@ class Tally:
                 if outcome != Outcome.NOT_SUBMITTED:  # listed apart: see not_submitted
                     by_outcome.setdefault(outcome, []).append(part)
             if by_outcome:
-                self.problems.append((student, "; ".join(f"{label(o)} ({', '.join(p)})"
-                                                           for o, p in by_outcome.items())))
+                self.problems.append(
+                    (
+                        student,
+                        "; ".join(f"{label(o)} ({', '.join(p)})" for o, p in by_outcome.items()),
+                    )
+                )
         if any(o == Outcome.NOT_SUBMITTED for o, _ in r.troubles):
-            self.not_submitted.append((student, ", ".join(p for o, p in r.troubles if o == Outcome.NOT_SUBMITTED)))
+            self.not_submitted.append(
+                (student, ", ".join(p for o, p in r.troubles if o == Outcome.NOT_SUBMITTED))
+            )
 
     def column_stats(self) -> list[ColumnStats]:
         """Per column, then a last "total" row: the maximum, the mean score and the full-marks share."""
         n = self.n or 1
         stats = []
         for c, column in self._columns.items():
-            most = max(column.most, default_points(self.assignment, c) if column.held < self.n else float("-inf"))
+            most = max(
+                column.most,
+                default_points(self.assignment, c) if column.held < self.n else float("-inf"),
+            )
             full = sum(k for score, k in column.near.items() if score >= most - FULL)
-            full += self.n - column.scored if 0.0 >= most - FULL else 0  # those without a score have 0
+            full += (
+                self.n - column.scored if most - FULL <= 0.0 else 0
+            )  # those without a score have 0
             stats.append(ColumnStats(c, most, column.sum / n, full / n if most > 0 else 0.0))
         most = sum(s.max for s in stats)
         full = sum(t >= most - FULL for t in self.totals) if most > 0 else 0
@@ -190,7 +237,10 @@ class Tally:
 
     def misconceptions(self) -> list[tuple[str, list[str]]]:
         """(catalogue id, students whose feedback named it), most common first."""
-        return sorted(((m, sorted(set(who))) for m, who in self._who.items()), key=lambda item: (-len(item[1]), item[0]))
+        return sorted(
+            ((m, sorted(set(who))) for m, who in self._who.items()),
+            key=lambda item: (-len(item[1]), item[0]),
+        )
 
     def rows(self):
         """Each student's Row, in the order they were added (once every brief is in)."""
@@ -200,7 +250,7 @@ class Tally:
         if self._rows is not None:
             self._rows.close()
 
-    def __enter__(self) -> "Tally":
+    def __enter__(self) -> Tally:
         return self
 
     def __exit__(self, *exc) -> None:

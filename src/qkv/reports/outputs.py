@@ -5,6 +5,7 @@ stays flat however large the class).
 The results hold what the checks gave; here the manual adjustments (overrides) are applied and the
 late policy is read, so changing either needs no regrade, only this pass.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -12,9 +13,10 @@ from pathlib import Path
 
 from qkv.content import figures, loader
 from qkv.course import layout
-from qkv.results import gradebook, overrides as overrides_mod
-from qkv.results.records import atomic_file, atomic_write
 from qkv.reports import class_report, class_tally, feedback
+from qkv.results import gradebook
+from qkv.results import overrides as overrides_mod
+from qkv.results.records import atomic_file, atomic_write
 
 
 class PerStudent:
@@ -26,14 +28,18 @@ class PerStudent:
         self.course, self.assignment, self.out, self.pages = course, assignment, Path(out), pages
         self.content = loader.load(course, assignment) if pages else None
         self.adjust = overrides_mod.load(course, assignment)
-        self.errors: list[str] = []  # grader errors met drawing pages: bugs to report, never the run's end
+        self.errors: list[
+            str
+        ] = []  # grader errors met drawing pages: bugs to report, never the run's end
 
     def __call__(self, result) -> tuple[list[str], class_tally.Brief]:
         """(gradebook row as for a student on the roster, brief) of one result as grading wrote it."""
         course, assignment = self.course, self.assignment
         result = overrides_mod.apply(result, self.adjust, assignment)
         if self.pages:
-            atomic_write(self.out / layout.FEEDBACK_DIR / f"{result.student}.html", self._page(result))
+            atomic_write(
+                self.out / layout.FEEDBACK_DIR / f"{result.student}.html", self._page(result)
+            )
         return gradebook.row(assignment, result), class_tally.Brief.of(result, assignment)
 
     def _page(self, result) -> str:
@@ -43,15 +49,28 @@ class PerStudent:
         try:
             section = self.content.feedback_section(result.recorded, course.tolerance)
             return feedback.render(course, assignment, result, section)
-        except Exception as e:  # noqa: BLE001 - a bug in the content's figures; the grades stand
+        except Exception as e:
             self.errors.append(f"feedback page of {result.student}: {type(e).__name__}: {e}"[:300])
-            note = figures.Note(f"This part of your page could not be drawn ({type(e).__name__}); your grades "
-                                "below are not affected. Tell your instructor.")
-            return feedback.render(course, assignment, result, figures.Section("Figures", "", (note,)))
+            note = figures.Note(
+                f"This part of your page could not be drawn ({type(e).__name__}); your grades "
+                "below are not affected. Tell your instructor."
+            )
+            return feedback.render(
+                course, assignment, result, figures.Section("Figures", "", (note,))
+            )
 
 
-def write(course, assignment, out: Path, students: list[str], *, pages: bool = True,
-          roster=None, done=(), errors: list | None = None) -> class_tally.Tally:
+def write(
+    course,
+    assignment,
+    out: Path,
+    students: list[str],
+    *,
+    pages: bool = True,
+    roster=None,
+    done=(),
+    errors: list | None = None,
+) -> class_tally.Tally:
     """Read each student's result once, in student order; write gradebook.csv, and with `pages` the
     feedback pages and report.html (run.json, which the report shows, must be written before).
     Returns the class's numbers (their table of students is gone: the report has it).
@@ -70,18 +89,32 @@ def write(course, assignment, out: Path, students: list[str], *, pages: bool = T
     students = sorted(students)
     missing = sorted(listed - set(students)) if listed is not None else []
     with class_tally.Tally(assignment, rows_in=out if pages else None) as tally:
-        rows = (row if listed is None or student in listed else gradebook.off_roster(row)
-                for student, row in _tallied(_shares(out, students, iter(done), per_student), tally))
-        gradebook.write(out / layout.GRADEBOOK_FILE, assignment, rows,
-                        (gradebook.missing_row(assignment, student) for student in missing))
+        rows = (
+            row if listed is None or student in listed else gradebook.off_roster(row)
+            for student, row in _tallied(_shares(out, students, iter(done), per_student), tally)
+        )
+        gradebook.write(
+            out / layout.GRADEBOOK_FILE,
+            assignment,
+            rows,
+            (gradebook.missing_row(assignment, student) for student in missing),
+        )
         if errors is not None:
             errors += per_student.errors
         if pages:
-            roll = class_report.Roll(missing=tuple(missing),
-                                     unexpected=tuple(s for s in students if s not in listed) if listed is not None else (),
-                                     unused_overrides=tuple(o for o in per_student.adjust if not _among(o.student, students)))
+            roll = class_report.Roll(
+                missing=tuple(missing),
+                unexpected=tuple(s for s in students if s not in listed)
+                if listed is not None
+                else (),
+                unused_overrides=tuple(
+                    o for o in per_student.adjust if not _among(o.student, students)
+                ),
+            )
             with atomic_file(out / layout.REPORT_FILE) as f:
-                class_report.write(f, course, assignment, tally, class_report.read_run(out), roll=roll)
+                class_report.write(
+                    f, course, assignment, tally, class_report.read_run(out), roll=roll
+                )
     return tally
 
 

@@ -5,6 +5,7 @@ forbids everything else, so a page never makes a request even if some text slipp
 unescaped. Text from results (student ids, messages, submission output) is untrusted: it goes
 through `esc`.
 """
+
 from __future__ import annotations
 
 import html
@@ -58,10 +59,10 @@ def esc(text) -> str:
 def page_start(title: str) -> str:
     """A whole HTML document's start, up to where its body's HTML goes; `title` is plain text."""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<meta name=\"robots\" content=\"noindex\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="robots" content="noindex">\n'
         f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
     )
 
@@ -74,7 +75,7 @@ def page(title: str, body: str) -> str:
     return page_start(title) + body + PAGE_END
 
 
-def table(head: str, rows) -> "Iterator[str]":
+def table(head: str, rows) -> Iterator[str]:
     """A table's HTML in pieces: `head` (up to and with its header row's newline), the rows (each a
     string, or an iterable of pieces) one per line, then the table's end. Written piece by piece, a
     table of every student costs no more memory than one of a few."""
@@ -89,15 +90,15 @@ def table(head: str, rows) -> "Iterator[str]":
     yield "\n</table>"
 
 
-def listed(items) -> "Iterator[str]":
+def listed(items) -> Iterator[str]:
     """Items separated by commas, in pieces."""
     for i, item in enumerate(items):
         yield ", " + item if i else item
 
 
 def img(uri: str, alt: str, width: int | None = None) -> str:
-    size = f" width=\"{width}\"" if width else ""
-    return f"<img src=\"{uri}\" alt=\"{esc(alt)}\"{size}>"
+    size = f' width="{width}"' if width else ""
+    return f'<img src="{uri}" alt="{esc(alt)}"{size}>'
 
 
 def feedback_href(student: str) -> str:
@@ -107,13 +108,15 @@ def feedback_href(student: str) -> str:
 
 def bar(share: float) -> str:
     """A small horizontal bar filled to `share` (0 to 1), drawn in CSS."""
-    return f"<span class=\"bar\"><span style=\"width: {100 * min(max(share, 0), 1):.0f}%\"></span></span>"
+    return (
+        f'<span class="bar"><span style="width: {100 * min(max(share, 0), 1):.0f}%"></span></span>'
+    )
 
 
 def outcome_label(outcome: str) -> str:
     """The words for an outcome, with a class that colours it."""
     css = "passed" if outcome == "passed" else "failed" if outcome == "failed" else "other"
-    return f"<span class=\"outcome {css}\">{esc(label(outcome))}</span>"
+    return f'<span class="outcome {css}">{esc(label(outcome))}</span>'
 
 
 num = _num  # points as the gradebook writes them: 20, 12.5, 3.33
@@ -121,7 +124,9 @@ num = _num  # points as the gradebook writes them: 20, 12.5, 3.33
 
 def column_points(assignment, result, column: str) -> float:
     """The most a student can get in a gradebook column: from the results, else from course.yaml."""
-    return result.part_max(column) if result.has_part(column) else default_points(assignment, column)
+    return (
+        result.part_max(column) if result.has_part(column) else default_points(assignment, column)
+    )
 
 
 def default_points(assignment, column: str) -> float:

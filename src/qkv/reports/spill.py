@@ -1,6 +1,7 @@
 """Each student's share of a run's outputs (gradebook row and brief, done by the process that graded
 them), kept on disk while the run goes on and read back in student order: the process writing the
 class-wide files holds a few chunks' shares at a time, not the class's."""
+
 from __future__ import annotations
 
 import heapq

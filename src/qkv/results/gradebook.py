@@ -5,6 +5,7 @@ in; `credit` the percentage the late policy grants for it (100 on time or withou
 = total × credit / 100. With a roster, a student on it without a submission has a `missing` row of
 zeros, and one graded but not on it says so in `status`.
 """
+
 from __future__ import annotations
 
 import csv
@@ -27,7 +28,11 @@ def header(assignment) -> list[str]:
 
 def max_points(assignment) -> float:
     """The most points the assignment gives: its parts and its quiz."""
-    return round(sum(p.points for p in assignment.parts) + (assignment.quiz_points if assignment.quiz else 0), 6)
+    return round(
+        sum(p.points for p in assignment.parts)
+        + (assignment.quiz_points if assignment.quiz else 0),
+        6,
+    )
 
 
 def fmt(x: float) -> str:
@@ -38,8 +43,15 @@ def row(assignment, result: StudentResult) -> list[str]:
     """A graded student's row (of a student on the roster, or with no roster: see off_roster)."""
     submitted = result.extra.get("submitted_at") or ""
     credit = deadlines.credit(assignment, result.student, submitted or None)
-    return [result.student, *(fmt(result.part_score(c)) for c in columns(assignment)), fmt(result.total),
-            submitted, fmt(credit), fmt(deadlines.final(result.total, credit)), result.status]
+    return [
+        result.student,
+        *(fmt(result.part_score(c)) for c in columns(assignment)),
+        fmt(result.total),
+        submitted,
+        fmt(credit),
+        fmt(deadlines.final(result.total, credit)),
+        result.status,
+    ]
 
 
 def off_roster(row: list[str]) -> list[str]:

@@ -1,6 +1,7 @@
 """Lists a run keeps on disk rather than in memory, pickled a batch at a time onto a file no other
 process can open, which vanishes once closed or once the process ends, however it ends. Nothing
 touches the disk until a first batch is written."""
+
 from __future__ import annotations
 
 import pickle

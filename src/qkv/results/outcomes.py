@@ -5,6 +5,7 @@ raised, was not written yet, timed out, ran out of memory, ended its process, co
 or the grader itself failed; or, not a check at all, the grader adjusted the points by hand. The
 sandbox's own words for a call or a load map onto these here.
 """
+
 from __future__ import annotations
 
 from enum import Enum
@@ -34,15 +35,21 @@ class Outcome(str, Enum):
     @property
     def is_problem(self) -> bool:
         """The submission, not the student's maths, went wrong (or the grader did): instructors hear of it."""
-        return self in (Outcome.TIMEOUT, Outcome.MEMORY, Outcome.EXITED, Outcome.UNGRADABLE, Outcome.GRADER_ERROR)
+        return self in (
+            Outcome.TIMEOUT,
+            Outcome.MEMORY,
+            Outcome.EXITED,
+            Outcome.UNGRADABLE,
+            Outcome.GRADER_ERROR,
+        )
 
     @classmethod
-    def of_call(cls, kind: str) -> "Outcome":
+    def of_call(cls, kind: str) -> Outcome:
         """The outcome of a call that did not return (sandbox CallResult.kind)."""
         return _OF_CALL.get(kind, cls.EXITED)
 
     @classmethod
-    def of_load(cls, reason: str) -> "Outcome":
+    def of_load(cls, reason: str) -> Outcome:
         """The outcome of a submission that could not be loaded (sandbox LoadResult.reason)."""
         return _OF_LOAD.get(reason, cls.UNGRADABLE)
 
@@ -68,6 +75,13 @@ _LABELS = {
     Outcome.GRADER_ERROR: "grader error (not your fault; tell your instructor)",
     Outcome.ADJUSTED: "adjusted by your grader",
 }
-_OF_CALL = {"raised": Outcome.RAISED, "not_implemented": Outcome.NOT_IMPLEMENTED, "missing": Outcome.UNGRADABLE,
-            "timeout": Outcome.TIMEOUT, "memory": Outcome.MEMORY, "exited": Outcome.EXITED, "invalid": Outcome.EXITED}
+_OF_CALL = {
+    "raised": Outcome.RAISED,
+    "not_implemented": Outcome.NOT_IMPLEMENTED,
+    "missing": Outcome.UNGRADABLE,
+    "timeout": Outcome.TIMEOUT,
+    "memory": Outcome.MEMORY,
+    "exited": Outcome.EXITED,
+    "invalid": Outcome.EXITED,
+}
 _OF_LOAD = {"timeout": Outcome.TIMEOUT, "memory": Outcome.MEMORY, "exited": Outcome.EXITED}

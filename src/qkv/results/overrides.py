@@ -5,6 +5,7 @@ starts with a sign (`+2`, `-3`). Adjustments apply after grading, in file order,
 counts; a part's points stay between 0 and its maximum. They live outside the results, so a regrade
 keeps them; the student's page shows each with its comment, and the class report lists them all.
 """
+
 from __future__ import annotations
 
 import csv
@@ -45,7 +46,9 @@ def parse(text: str, *, name: str, assignment) -> tuple[Override, ...]:
     """The overrides in `text`; errors are one line naming the file and the line."""
     reader = csv.DictReader(io.StringIO(text))
     if tuple(reader.fieldnames or ()) != HEADER:
-        raise QkvError(f"{name}: the header must be {','.join(HEADER)}, got {','.join(reader.fieldnames or ['nothing'])}")
+        raise QkvError(
+            f"{name}: the header must be {','.join(HEADER)}, got {','.join(reader.fieldnames or ['nothing'])}"
+        )
     parts = [p.id for p in assignment.parts] + (["quiz"] if assignment.quiz else [])
     found = []
     for row in reader:
@@ -56,16 +59,23 @@ def parse(text: str, *, name: str, assignment) -> tuple[Override, ...]:
         if not layout.is_valid_id(student):
             raise QkvError(f"{where}: {student!r} is not a usable student id")
         if part not in parts:
-            raise QkvError(f"{where}: unknown part '{part}' (parts: {', '.join(parts)})" + did_you_mean(part, parts))
+            raise QkvError(
+                f"{where}: unknown part '{part}' (parts: {', '.join(parts)})"
+                + did_you_mean(part, parts)
+            )
         try:
             value = float(points)
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            raise QkvError(f"{where}: points: expected a number such as 15, +2 or -3, got {points!r}")
+            raise QkvError(
+                f"{where}: points: expected a number such as 15, +2 or -3, got {points!r}"
+            )
         is_change = points[:1] in "+-"
         if not is_change and not 0 <= value <= part_max(assignment, part):
-            raise QkvError(f"{where}: points: {points} is outside 0..{part_max(assignment, part):g} for part '{part}'")
+            raise QkvError(
+                f"{where}: points: {points} is outside 0..{part_max(assignment, part):g} for part '{part}'"
+            )
         found.append(Override(student, part, value, is_change, row["comment"].strip()))
     return tuple(found)
 
@@ -75,8 +85,14 @@ def load(course, assignment) -> tuple[Override, ...]:
     if not assignment.overrides:
         return ()
     path = course.path(assignment.overrides)
-    text = read_text(path, name=str(path), limit=MAX_BYTES, what="the overrides", encoding="utf-8-sig",
-                     missing=f"overrides file not found (course.yaml: overrides of '{assignment.id}')")
+    text = read_text(
+        path,
+        name=str(path),
+        limit=MAX_BYTES,
+        what="the overrides",
+        encoding="utf-8-sig",
+        missing=f"overrides file not found (course.yaml: overrides of '{assignment.id}')",
+    )
     return parse(text, name=str(path), assignment=assignment)
 
 
@@ -87,9 +103,23 @@ def apply(result: StudentResult, overrides, assignment) -> StudentResult:
         now = round(sum(t.score for t in tests if t.part == o.part), 6)
         wanted = now + o.points if o.is_change else o.points
         new = min(max(wanted, 0.0), part_max(assignment, o.part))
-        tests.append(TestResult(f"{o.part}: adjusted by the grader ({o.written})", o.part, round(new - now, 6), 0.0,
-                                OUTCOME, o.comment, None, "visible"))
-    return dataclasses.replace(result, tests=tuple(tests)) if len(tests) != len(result.tests) else result
+        tests.append(
+            TestResult(
+                f"{o.part}: adjusted by the grader ({o.written})",
+                o.part,
+                round(new - now, 6),
+                0.0,
+                OUTCOME,
+                o.comment,
+                None,
+                "visible",
+            )
+        )
+    return (
+        dataclasses.replace(result, tests=tuple(tests))
+        if len(tests) != len(result.tests)
+        else result
+    )
 
 
 def adjustments(result) -> list[TestResult]:

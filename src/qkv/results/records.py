@@ -4,6 +4,7 @@ A TestResult is one check (or one quiz question); a StudentResult is everything 
 `to_json()` writes results/<student>.json; `from_json()` reads it back (the gradebook, the HTML
 feedback and the class report are all built from these files, so a resumed run needs nothing else).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -17,6 +18,7 @@ from pathlib import Path
 from qkv.course import layout
 from qkv.results.outcomes import Outcome
 
+
 @dataclass(frozen=True)
 class TestResult:
     name: str  # "<part>: <what the check checks>"
@@ -29,19 +31,43 @@ class TestResult:
     visibility: str = "after_published"
 
     def to_json(self) -> dict:
-        if not (math.isfinite(self.score) and math.isfinite(self.max_score)):  # strict JSON: a failed check instead
-            return TestResult(self.name, self.part, 0.0, self.max_score if math.isfinite(self.max_score) else 0.0,
-                              "failed", "the check's result was not a finite number", None, self.visibility).to_json()
-        return {"name": self.name, "score": self.score, "max_score": self.max_score,
-                "status": "passed" if self.outcome == Outcome.PASSED else "failed",
-                "output": self.output, "visibility": self.visibility, "tags": [self.part, self.outcome],
-                "extra_data": {"part": self.part, "outcome": self.outcome, "mistake": self.mistake}}
+        if not (
+            math.isfinite(self.score) and math.isfinite(self.max_score)
+        ):  # strict JSON: a failed check instead
+            return TestResult(
+                self.name,
+                self.part,
+                0.0,
+                self.max_score if math.isfinite(self.max_score) else 0.0,
+                "failed",
+                "the check's result was not a finite number",
+                None,
+                self.visibility,
+            ).to_json()
+        return {
+            "name": self.name,
+            "score": self.score,
+            "max_score": self.max_score,
+            "status": "passed" if self.outcome == Outcome.PASSED else "failed",
+            "output": self.output,
+            "visibility": self.visibility,
+            "tags": [self.part, self.outcome],
+            "extra_data": {"part": self.part, "outcome": self.outcome, "mistake": self.mistake},
+        }
 
     @classmethod
-    def from_json(cls, d: dict) -> "TestResult":
+    def from_json(cls, d: dict) -> TestResult:
         extra = d.get("extra_data", {})
-        return cls(d["name"], extra["part"], float(d["score"]), float(d["max_score"]), extra["outcome"],
-                   d.get("output", ""), extra.get("mistake"), d.get("visibility", "after_published"))
+        return cls(
+            d["name"],
+            extra["part"],
+            float(d["score"]),
+            float(d["max_score"]),
+            extra["outcome"],
+            d.get("output", ""),
+            extra.get("mistake"),
+            d.get("visibility", "after_published"),
+        )
 
 
 @dataclass(frozen=True)
@@ -51,7 +77,9 @@ class StudentResult:
     columns: tuple[str, ...]  # gradebook columns in order: the parts, then "quiz" when there is one
     status: str = "graded"  # "graded", or one line on why nothing could be graded
     output: str = ""  # the submission's own stdout/stderr, capped
-    recorded: dict = field(default_factory=dict)  # plain values the suites recorded for the feedback page
+    recorded: dict = field(
+        default_factory=dict
+    )  # plain values the suites recorded for the feedback page
     extra: dict = field(default_factory=dict)
 
     # Sums are rounded to 6 decimals: a part of 20 points shared by 7 checks must add up to 20.
@@ -61,8 +89,10 @@ class StudentResult:
         by_part: dict[str, list[TestResult]] = {}
         for t in self.tests:
             by_part.setdefault(t.part, []).append(t)
-        return {part: (round(sum(t.score for t in tests), 6), round(sum(t.max_score for t in tests), 6))
-                for part, tests in by_part.items()}
+        return {
+            part: (round(sum(t.score for t in tests), 6), round(sum(t.max_score for t in tests), 6))
+            for part, tests in by_part.items()
+        }
 
     def part_score(self, part: str) -> float:
         return self._sums.get(part, (0, 0))[0]
@@ -93,30 +123,43 @@ class StudentResult:
             "visibility": self.tests[0].visibility if self.tests else "after_published",
             "stdout_visibility": "hidden",
             "tests": tests,
-            "extra_data": {"student": self.student, "status": self.status, "columns": list(self.columns),
-                           "parts": parts,
-                           "submission_output": self.output, "recorded": {k: _finite_or_none(v) for k, v in self.recorded.items()},
-                           **self.extra},
+            "extra_data": {
+                "student": self.student,
+                "status": self.status,
+                "columns": list(self.columns),
+                "parts": parts,
+                "submission_output": self.output,
+                "recorded": {k: _finite_or_none(v) for k, v in self.recorded.items()},
+                **self.extra,
+            },
         }
 
     @classmethod
-    def from_json(cls, d: dict, tests: tuple[TestResult, ...] | None = None) -> "StudentResult":
+    def from_json(cls, d: dict, tests: tuple[TestResult, ...] | None = None) -> StudentResult:
         """The result `d` holds; `tests`, when given, are its checks already read from d["tests"]."""
         extra = dict(d["extra_data"])
         known = ("student", "status", "columns", "parts", "submission_output", "recorded")
         if tests is None:
             tests = tuple(TestResult.from_json(t) for t in d["tests"])
-        return cls(extra["student"], tests, tuple(extra["columns"]),
-                   extra["status"], extra.get("submission_output", ""), dict(extra.get("recorded") or {}),
-                   {k: v for k, v in extra.items() if k not in known})
+        return cls(
+            extra["student"],
+            tests,
+            tuple(extra["columns"]),
+            extra["status"],
+            extra.get("submission_output", ""),
+            dict(extra.get("recorded") or {}),
+            {k: v for k, v in extra.items() if k not in known},
+        )
 
 
 def _finite_or_none(value):
     """A tree of numbers with every number finite, or None: strict JSON has no NaN or Infinity."""
+
     def finite(v) -> bool:
         if isinstance(v, (list, tuple)):
             return all(finite(x) for x in v)
         return not isinstance(v, float) or math.isfinite(v)
+
     return value if finite(value) else None
 
 
@@ -160,7 +203,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     try:
         view = memoryview(data.encode("utf-8") if isinstance(data, str) else data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
     os.replace(tmp, path)  # atomic: readers and reruns see the old file or the whole new one
@@ -201,7 +244,13 @@ CHECKS_KEPT = 256  # the checks most students share (passed ones, common mistake
 def _check(t: TestResult) -> tuple[str, TestResult]:
     """A check's JSON text as its result's file holds it, and the check as reading that text gives it."""
     # 1 and 1.0, or 0.0 and -0.0, are equal but written differently: the key tells them apart
-    key = (t, type(t.score), type(t.max_score), math.copysign(1.0, t.score), math.copysign(1.0, t.max_score))
+    key = (
+        t,
+        type(t.score),
+        type(t.max_score),
+        math.copysign(1.0, t.score),
+        math.copysign(1.0, t.max_score),
+    )
     got = _CHECKS.get(key)
     if got is None:
         text = json.dumps(t.to_json(), sort_keys=True, separators=(",", ":"), allow_nan=False)
@@ -234,20 +283,27 @@ def encode(result: StudentResult) -> Written:
     try:
         text = json.dumps(head, sort_keys=True, separators=(",", ":"), allow_nan=False)
         checks = [_check(t) for t in result.tests]
-    except ValueError:  # a NaN or an infinity (in the sums, the extras or a check): strict_json writes it as null
+    except (
+        ValueError
+    ):  # a NaN or an infinity (in the sums, the extras or a check): strict_json writes it as null
         return Written(strict_json(result.to_json()) + "\n")
     tail = f',"visibility":{json.dumps(head["visibility"])}}}'
     if not text.endswith('"tests":[]' + tail):  # the checks are not where this expects them
         return Written(strict_json(result.to_json()) + "\n")
     cut = len(text) - len(tail) - 1
-    return Written(text[:cut] + ",".join(c[0] for c in checks) + text[cut:] + "\n", text,
-                   tuple(c[1] for c in checks))
+    return Written(
+        text[:cut] + ",".join(c[0] for c in checks) + text[cut:] + "\n",
+        text,
+        tuple(c[1] for c in checks),
+    )
 
 
 def write(result: StudentResult, out: Path, *, handin: str | None = None) -> Written:
     """Write the result where it belongs: its own hand-in's file (the default), or with handin='' the
     student's results/<student>.json. Returns what was written (Written.read_back reads it back)."""
-    path = path_for(out, result.student, result.extra.get("handin") or "" if handin is None else handin)
+    path = path_for(
+        out, result.student, result.extra.get("handin") or "" if handin is None else handin
+    )
     written = encode(result)
     atomic_write(path, written.text)
     return written

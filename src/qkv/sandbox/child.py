@@ -9,6 +9,7 @@ hidden case before the call that uses it, nor any expected value.
 A child writes to every page it touches, and each such page is copied for it: what is the same for
 every submission is worked out once by the zygote (`Setup`), before its first fork.
 """
+
 from __future__ import annotations
 
 import _signal
@@ -30,7 +31,9 @@ from qkv.sandbox.pieces import after, split
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 MAX_STOPS = 20  # of a file's top-level statements that raised, the first so many are told
-INPUTS_REGION = ctypes.c_char * wire.INPUTS_BYTES  # the inputs region's type, made once in the zygote
+INPUTS_REGION = (
+    ctypes.c_char * wire.INPUTS_BYTES
+)  # the inputs region's type, made once in the zygote
 _F8 = np.dtype("<f8")
 
 
@@ -43,7 +46,9 @@ class Setup:
     uid: int | None
     limits: tuple  # ((resource, (soft, hard)), ...): all but RLIMIT_AS, which depends on the child
     memory: int  # bytes a child may map beyond what it has mapped when it confines itself
-    import_path: tuple[str, ...]  # sys.path: the standard library through the opened folders (imports.py)
+    import_path: tuple[
+        str, ...
+    ]  # sys.path: the standard library through the opened folders (imports.py)
     gate: imports.Gate  # the import gate, told the submission's own module name by each child
     keep: frozenset  # the zygote's descriptors a child keeps: 0-2 and the opened folders
     devnull: int  # the zygote's /dev/null, a child's stdin
@@ -58,11 +63,17 @@ def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> No
         os.dup2(setup.devnull, 0)
         os.dup2(out, 1)
         os.dup2(out, 2)
-        shared = isolation.map_shared(inputs, INPUTS_REGION)  # before the limits: not the submission's memory
+        shared = isolation.map_shared(
+            inputs, INPUTS_REGION
+        )  # before the limits: not the submission's memory
         keep = sorted(setup.keep.union((req, rep) if ruleset is None else (req, rep, ruleset)))
         for low, high in zip(keep, keep[1:] + [65536]):
-            os.closerange(low + 1, high)  # the zygote's control socket among them, and the inputs' file
-        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)  # signal.signal would build enums to say what it replaced
+            os.closerange(
+                low + 1, high
+            )  # the zygote's control socket among them, and the inputs' file
+        _signal.signal(
+            _signal.SIGINT, _signal.SIG_DFL
+        )  # signal.signal would build enums to say what it replaced
         confine(setup, workdir, entry, ruleset)
         Child(req, rep, workdir, entry, shared, setup.gate).serve()
     except EOFError:
@@ -134,7 +145,7 @@ def _read_frame(fd: int):
 def _write(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _where(line: int, cells) -> str:
@@ -151,9 +162,16 @@ def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
     Frames are picked before their lines are looked up: the lines of numpy's own frames (a wrong
     axis raises inside numpy's Python code) would have linecache read whole numpy modules for nothing.
     """
-    own = [(frame, line) for frame, line in traceback.walk_tb(exc.__traceback__) if frame.f_code.co_filename == filename]
+    own = [
+        (frame, line)
+        for frame, line in traceback.walk_tb(exc.__traceback__)
+        if frame.f_code.co_filename == filename
+    ]
     frames = traceback.StackSummary.extract(own[-3:])
-    return "; ".join(f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:])
+    return "; ".join(
+        f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160]
+        for f in frames[-3:]
+    )
 
 
 def _describe(exc: BaseException, filename: str, cells=None) -> dict:
@@ -161,11 +179,11 @@ def _describe(exc: BaseException, filename: str, cells=None) -> dict:
     when the exception's own methods (__str__, say) raise in turn."""
     try:
         message = str(exc)[:300]
-    except BaseException:  # noqa: BLE001 - the student's __str__, whatever it raises
+    except BaseException:
         message = "(its message could not be shown: turning it into text raised an exception too)"
     try:
         where = _student_trace(exc, filename, cells)
-    except BaseException:  # noqa: BLE001
+    except BaseException:
         where = ""
     return {"type": type(exc).__name__[:80], "message": message, "where": where}
 
@@ -185,7 +203,10 @@ def _load_failure(e: BaseException, filename: str, cells) -> tuple[str, str, str
 
 def _defines_functions(module) -> bool:
     """Whether the student's module holds a function of its own (one its code defined)."""
-    return any(type(v) is types.FunctionType and v.__module__ == module.__name__ for v in list(vars(module).values()))
+    return any(
+        type(v) is types.FunctionType and v.__module__ == module.__name__
+        for v in list(vars(module).values())
+    )
 
 
 def _changed(value, original: bytes, shape: tuple) -> bool:
@@ -204,7 +225,9 @@ class Child:
 
     `inputs`: the inputs region (see wire.py), a writable buffer the grader reads back."""
 
-    def __init__(self, req: int, rep: int, workdir: str, entry: str, inputs, gate: imports.Gate | None = None):
+    def __init__(
+        self, req: int, rep: int, workdir: str, entry: str, inputs, gate: imports.Gate | None = None
+    ):
         self.req, self.rep, self.entry = req, rep, entry
         self.inputs = inputs
         self.gate = gate  # the import gate in force, told when the file's own top lines run
@@ -213,8 +236,13 @@ class Child:
         # Code, tracebacks and warnings name the file as the student does, relative to the working
         # folder: the folder's random name would make the same submission's output differ per run.
         self.filename = entry
-        self.cells = None  # a notebook's map from lines to cells, written beside the code by the grader
-        self.streams = (sys.stdout, sys.stderr)  # the output pipe's, whatever the student puts in their place
+        self.cells = (
+            None  # a notebook's map from lines to cells, written beside the code by the grader
+        )
+        self.streams = (
+            sys.stdout,
+            sys.stderr,
+        )  # the output pipe's, whatever the student puts in their place
 
     def reply(self, header: dict, arrays=()) -> None:
         self.send(wire.pack(header, arrays))
@@ -231,7 +259,7 @@ class Child:
         try:
             source = _read_file(self.path)
             if os.access(wire.CELL_MAP_FILE, os.F_OK):
-                self.cells = json.loads(_read_file(wire.CELL_MAP_FILE)[:1 << 20])
+                self.cells = json.loads(_read_file(wire.CELL_MAP_FILE)[: 1 << 20])
             pieces = split(source, self.filename, self.cells)
         except SyntaxError as e:
             self.reply({"op": wire.Op.UNGRADABLE, "reason": "syntax", "message": self._syntax(e)})
@@ -244,7 +272,10 @@ class Child:
         module.__file__ = self.path
         sys.modules[name] = module
         stopped = []  # a notebook's cells that did not run to their end, as Jupyter would go on after them
-        cell_count, first_failure = len(pieces) - 1, None  # pieces grows: a file that raised goes on
+        cell_count, first_failure = (
+            len(pieces) - 1,
+            None,
+        )  # pieces grows: a file that raised goes on
         resumed = False
         for label, piece, text in pieces:
             if isinstance(piece, SyntaxError):
@@ -256,7 +287,9 @@ class Child:
                 exec(piece, module.__dict__)
             except MemoryError:
                 failure, rest = ("memory", "ran out of memory while loading", ""), None
-            except BaseException as e:  # SystemExit and KeyboardInterrupt at import are the student's too
+            except (
+                BaseException
+            ) as e:  # SystemExit and KeyboardInterrupt at import are the student's too
                 failure = _load_failure(e, self.filename, self.cells)
                 rest = after(text, self.filename, e) if self.cells is None and not resumed else None
             else:
@@ -265,27 +298,46 @@ class Child:
             first_failure = first_failure or failure
             if label is not None:
                 stopped.append((failure[0], f"{label} stopped: {failure[1]}{where}"))
-            elif resumed or rest or (self.cells is None and _defines_functions(module)):  # a file goes on
-                then = ("the file's lines after it were run" if rest or resumed
-                        else "what the file defined before that is graded")
-                said = (failure[0], f"{failure[1]}{where}; {then}")  # once (`plot(A); savefig(f)` fails twice)
+            elif (
+                resumed or rest or (self.cells is None and _defines_functions(module))
+            ):  # a file goes on
+                then = (
+                    "the file's lines after it were run"
+                    if rest or resumed
+                    else "what the file defined before that is graded"
+                )
+                said = (
+                    failure[0],
+                    f"{failure[1]}{where}; {then}",
+                )  # once (`plot(A); savefig(f)` fails twice)
                 stopped += [said] if len(stopped) < MAX_STOPS and said not in stopped else []
                 pieces += [(None, statement, text) for statement in rest or ()]
                 resumed = resumed or bool(rest)
             else:  # nothing to go on with (a notebook's first lines are the grader's own)
                 self._ungradable(*failure)
                 return
-        if self.cells is None and first_failure and not _defines_functions(module):  # ran on, and defined nothing
+        if (
+            self.cells is None and first_failure and not _defines_functions(module)
+        ):  # ran on, and defined nothing
             self._ungradable(*first_failure)
             return
         refused = self._refused()
-        if refused and not _defines_functions(module):  # it imported what it may not, and defined nothing
+        if refused and not _defines_functions(
+            module
+        ):  # it imported what it may not, and defined nothing
             message, where = refused[0]
-            self.reply({"op": wire.Op.UNGRADABLE, "reason": "import", "message": message, "where": where})
+            self.reply(
+                {"op": wire.Op.UNGRADABLE, "reason": "import", "message": message, "where": where}
+            )
             return
-        stopped += [("import", f"{message}: loaded without it ({where}); using it fails") for message, where in refused]
+        stopped += [
+            ("import", f"{message}: loaded without it ({where}); using it fails")
+            for message, where in refused
+        ]
         if stopped and len(stopped) == cell_count:  # not one cell ran: as a file that does not load
-            self.reply({"op": wire.Op.UNGRADABLE, "reason": stopped[0][0], "message": stopped[0][1]})
+            self.reply(
+                {"op": wire.Op.UNGRADABLE, "reason": stopped[0][0], "message": stopped[0][1]}
+            )
             return
         self.module = module
         if not stopped:
@@ -293,7 +345,7 @@ class Child:
             return
         try:  # into the student's output too, through the stream the child was born with
             self.streams[0].write("".join(f"{text}\n" for _, text in stopped))
-        except Exception:  # noqa: BLE001 - a stream the student closed, or whose encoding fails: the reply says it
+        except Exception:
             pass
         self.reply({"op": wire.Op.LOADED, "stopped": [text for _, text in stopped]})
 
@@ -314,7 +366,9 @@ class Child:
         return list(seen.items())
 
     def _syntax(self, e: SyntaxError) -> str:
-        if not e.lineno:  # the compiler gave up on the whole file without a line (see pieces._compile)
+        if (
+            not e.lineno
+        ):  # the compiler gave up on the whole file without a line (see pieces._compile)
             return f"syntax error: {e.msg}"
         where = _where(e.lineno, self.cells)
         return f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"
@@ -336,7 +390,9 @@ class Child:
             return [wire.Op.NOT_IMPLEMENTED], []
         except MemoryError:
             return [wire.Op.MEMORY], []
-        except BaseException as e:  # RecursionError, SystemExit, ...: the student's, reported as raised
+        except (
+            BaseException
+        ) as e:  # RecursionError, SystemExit, ...: the student's, reported as raised
             return _raised(e, self.filename, self.cells), []
         arrays = []
         try:
@@ -344,7 +400,7 @@ class Child:
             arrays = [wire.array_bytes(a) for a in arrays]
         except MemoryError:
             return [wire.Op.MEMORY], []
-        except BaseException:  # noqa: BLE001 - the value's own methods (__len__, __array__) raised: not numbers
+        except BaseException:
             value, arrays = type(result).__name__[:80], []
         try:
             changed = [_changed(a, *original) for a, original in zip(args, originals)]
@@ -365,13 +421,17 @@ class Child:
         for function, *trees in header["calls"]:
             args, originals = [], []
             for tree in trees:
-                if type(tree) is list and tree and type(tree[0]) is int or tree == []:  # an array: its shape
+                if (
+                    type(tree) is list and tree and type(tree[0]) is int
+                ) or tree == []:  # an array: its shape
                     end = offset + 8 * math.prod(tree)
                     value = np.frombuffer(region, _F8, (end - offset) >> 3, offset).reshape(tree)
                 else:  # (the grader sends arrays; anything else is decoded the careful way)
                     value, end = wire.decode_value(tree, region, offset)
                 args.append(value)
-                originals.append((region[offset:end], value.shape if type(value) is np.ndarray else None))
+                originals.append(
+                    (region[offset:end], value.shape if type(value) is np.ndarray else None)
+                )
                 offset = end
             reply, out = self.call(function, args, originals)
             results.append(reply)

@@ -1,6 +1,7 @@
 """Folders of the sandbox: a private one made for a child to work in, and the removal of any folder a
 child could have written in (whatever it left there: links, folders nested thousands deep).
 """
+
 from __future__ import annotations
 
 import os
@@ -37,7 +38,10 @@ def remove_tree(path: str) -> None:
         except OSError:
             pass
         return
-    entered, stuck = [], set()  # (name, inode) of each folder entered below `path`; inodes that stay
+    entered, stuck = (
+        [],
+        set(),
+    )  # (name, inode) of each folder entered below `path`; inodes that stay
     try:
         while True:
             inner = _clear_files(fd, stuck)

@@ -8,6 +8,7 @@ one scratch folder for the submissions' files, made and removed by the keeper ho
 Starting one imports nothing heavy (numpy comes with the first session): the grading command starts
 its sandboxes before it loads the rest of itself.
 """
+
 from __future__ import annotations
 
 import glob
@@ -25,10 +26,7 @@ from pathlib import Path
 
 from qkv.course.config import Limits
 from qkv.errors import QkvError
-from qkv.sandbox import folders
-from qkv.sandbox import imports
-from qkv.sandbox import isolation
-from qkv.sandbox import slots
+from qkv.sandbox import folders, imports, isolation, slots
 from qkv.sandbox.ops import Op, ZygoteGone
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -44,28 +42,45 @@ def layers() -> isolation.Layers:
 
 def missing_text(found: isolation.Layers) -> str:
     """'landlock, seccomp' and why they may be missing, for one-line messages."""
-    return (f"{', '.join(found.missing)} (the full sandbox needs root, Landlock, cgroups v1 and seccomp on "
-            "x86_64 or aarch64)")
+    return (
+        f"{', '.join(found.missing)} (the full sandbox needs root, Landlock, cgroups v1 and seccomp on "
+        "x86_64 or aarch64)"
+    )
 
 
 def runtime_paths(packages=("numpy",)) -> list[str]:
     """What a confined child may read: the standard library, the course's packages and the system's
     shared libraries. Nothing else of site-packages (in particular not this package)."""
-    paths = {"/usr/lib", "/usr/lib64", "/lib", "/lib64",
-             os.path.join(sys.base_prefix, "lib", f"libpython{sys.version_info[0]}.{sys.version_info[1]}.so.1.0")}
+    paths = {
+        "/usr/lib",
+        "/usr/lib64",
+        "/lib",
+        "/lib64",
+        os.path.join(
+            sys.base_prefix, "lib", f"libpython{sys.version_info[0]}.{sys.version_info[1]}.so.1.0"
+        ),
+    }
     paths.update(imports.stdlib_dirs())
     for name in packages:
         paths.update(imports.package_dirs(name))
     here = str(PACKAGE_ROOT) + os.sep
-    return sorted(p for p in paths if os.path.exists(p) and not here.startswith(p.rstrip(os.sep) + os.sep))
+    return sorted(
+        p for p in paths if os.path.exists(p) and not here.startswith(p.rstrip(os.sep) + os.sep)
+    )
 
 
 def check_packages(packages) -> None:
     """Every allowed package must be importable here, where the zygote imports it."""
     import importlib.util  # noqa: PLC0415
+
     for name in packages:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or importlib.util.find_spec(name) is None:
-            raise QkvError(f"course.yaml: packages: '{name}' is not an installed top-level package here")
+        if (
+            not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)
+            or importlib.util.find_spec(name) is None
+        ):
+            raise QkvError(
+                f"course.yaml: packages: '{name}' is not an installed top-level package here"
+            )
 
 
 def scratch_root(cgroups: bool) -> str:
@@ -106,8 +121,11 @@ class Sandbox:
         self._cgroup_procs = []
         if self.layers.cgroups:
             isolation.cgroup_sweep()
-            self._cgroup_procs = isolation.cgroup_create(self.cgroup, max_pids=limits.max_processes + 2,
-                                                         memory_bytes=(limits.memory_mb + 256) << 20)
+            self._cgroup_procs = isolation.cgroup_create(
+                self.cgroup,
+                max_pids=limits.max_processes + 2,
+                memory_bytes=(limits.memory_mb + 256) << 20,
+            )
         sweep_scratch()
         self._proc = None
         self.broken = False
@@ -120,17 +138,37 @@ class Sandbox:
         # The keeper makes the folder (and says where in its first answer): a folder exists only once
         # a process that removes it however this one ends does.
         self.scratch = None
-        self._where = where = os.path.join(scratch_root(self.layers.cgroups),
-                                           f"{SCRATCH_PREFIX}{os.getpid()}-{self.slot}-")
+        self._where = where = os.path.join(
+            scratch_root(self.layers.cgroups), f"{SCRATCH_PREFIX}{os.getpid()}-{self.slot}-"
+        )
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(PACKAGE_ROOT)}
-        self._proc = subprocess.Popen([sys.executable, "-m", "qkv.sandbox.worker", str(theirs.fileno()),
-                                       str(os.getpid()), where, json.dumps(self._children_config())],
-                                      pass_fds=[theirs.fileno()], env=env, cwd="/",
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": str(PACKAGE_ROOT),
+        }
+        self._proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "qkv.sandbox.worker",
+                str(theirs.fileno()),
+                str(os.getpid()),
+                where,
+                json.dumps(self._children_config()),
+            ],
+            pass_fds=[theirs.fileno()],
+            env=env,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
         theirs.close()
-        for procs in self._cgroup_procs:  # children are born in the cgroup: no migration per student
+        for (
+            procs
+        ) in self._cgroup_procs:  # children are born in the cgroup: no migration per student
             Path(procs).write_text(str(self._proc.pid))
         self._control.settimeout(CONTROL_TIMEOUT_S)
         self.zygote_pids = {self._proc.pid}
@@ -144,9 +182,18 @@ class Sandbox:
         """What the zygote needs to know to confine every child alike, told once when it starts: a
         spawn then says no more than where the submission's files are."""
         layers, limits = self.layers, self.limits
-        return {"namespaces": layers.namespaces, "landlock": layers.landlock, "seccomp": layers.seccomp,
-                "uid": self.uid, "runtime_paths": self.runtime, "packages": list(self.packages),
-                "limits": {k: getattr(limits, k) for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")}}
+        return {
+            "namespaces": layers.namespaces,
+            "landlock": layers.landlock,
+            "seccomp": layers.seccomp,
+            "uid": self.uid,
+            "runtime_paths": self.runtime,
+            "packages": list(self.packages),
+            "limits": {
+                k: getattr(limits, k)
+                for k in ("cpu_s", "memory_mb", "max_processes", "max_file_kb")
+            },
+        }
 
     def _started(self) -> None:
         if self._starting:
@@ -247,7 +294,9 @@ class Sandbox:
                 break
             self.kill_survivors()
             time.sleep(0.01)
-        for folder in glob.glob(glob.escape(self._where) + "*"):  # the keeper's, known or not (killed early)
+        for folder in glob.glob(
+            glob.escape(self._where) + "*"
+        ):  # the keeper's, known or not (killed early)
             folders.remove_tree(folder)
 
     def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True, timeouts=None):
@@ -256,6 +305,7 @@ class Sandbox:
         `timeouts`: {function: seconds} for functions whose calls may take longer (or shorter) than
         limits.call_timeout_s (Assignment.call_timeouts)."""
         from qkv.sandbox.session import Session  # noqa: PLC0415 - it imports numpy, which starting a sandbox must not wait for
+
         for attempt in range(2):
             if attempt or self.broken or self._keeper_ended():  # killed (by the OOM killer, say)
                 self._restart()

@@ -7,6 +7,7 @@ Python installed under a 0700 home, say). So before dropping, it opens each stan
 follow its own descriptors without searching the folders above, while Landlock still checks every file
 read below them. A finder in front of `sys.meta_path` refuses every other top-level name with one line.
 """
+
 from __future__ import annotations
 
 import functools
@@ -88,18 +89,25 @@ def _guarded_lines(source: str) -> list[tuple[int, int]]:
     BaseException, ImportError, ModuleNotFoundError), and of every `with` whose context names one
     of those (`contextlib.suppress(ImportError)`): an import there is the code's own fallback."""
     import ast  # noqa: PLC0415 - only when a refused import is met while loading
+
     catching = {"Exception", "BaseException", "ImportError", "ModuleNotFoundError"}
 
     def names(node) -> set:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
-            n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+            n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+        }
 
     spans = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Try) and node.body and any(
-                h.type is None or names(h.type) & catching for h in node.handlers):
-            spans.append((node.body[0].lineno, node.body[-1].end_lineno))
-        elif isinstance(node, ast.With) and node.body and any(names(i.context_expr) & catching for i in node.items):
+        if (
+            isinstance(node, ast.Try)
+            and node.body
+            and any(h.type is None or names(h.type) & catching for h in node.handlers)
+        ) or (
+            isinstance(node, ast.With)
+            and node.body
+            and any(names(i.context_expr) & catching for i in node.items)
+        ):
             spans.append((node.body[0].lineno, node.body[-1].end_lineno))
     return spans
 
@@ -111,8 +119,13 @@ def stdlib_dirs() -> list[str]:
     Found once, while they can still be seen (a child asks again after its uid drop).
     """
     stdlib = sysconfig.get_paths()["stdlib"]
-    candidates = [stdlib, sysconfig.get_config_var("DESTSHARED") or os.path.join(stdlib, "lib-dynload"),
-                  os.path.join(os.path.dirname(stdlib), f"python{sys.version_info[0]}{sys.version_info[1]}.zip")]
+    candidates = [
+        stdlib,
+        sysconfig.get_config_var("DESTSHARED") or os.path.join(stdlib, "lib-dynload"),
+        os.path.join(
+            os.path.dirname(stdlib), f"python{sys.version_info[0]}{sys.version_info[1]}.zip"
+        ),
+    ]
     return [p for p in dict.fromkeys(candidates) if p and os.path.exists(p)]
 
 
@@ -129,7 +142,9 @@ def package_dirs(name: str) -> list[str]:
         origin = spec.origin if spec and spec.has_location else None
     if not paths and origin:
         paths = [origin]
-    extra = [p + ".libs" for p in paths] + [os.path.join(os.path.dirname(p), f"{name}.libs") for p in paths]
+    extra = [p + ".libs" for p in paths] + [
+        os.path.join(os.path.dirname(p), f"{name}.libs") for p in paths
+    ]
     return [p for p in dict.fromkeys(paths + extra) if os.path.exists(p)]
 
 
@@ -150,7 +165,9 @@ class Gate:
         self.own = own
         self.home = ""  # the submission's folder, where its own modules are
         self.loading = None  # (file name, source being run) while a submission's top lines run
-        self.refused: list[tuple[str, int, str]] = []  # (message, line, its code) of each module given as Refused
+        self.refused: list[
+            tuple[str, int, str]
+        ] = []  # (message, line, its code) of each module given as Refused
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
@@ -158,16 +175,21 @@ class Gate:
             return None  # the ordinary finders look for it
         if fullname == top and self.home and os.path.isfile(os.path.join(self.home, f"{top}.py")):
             # The student's own module, sent beside the code (grading/own_modules.py).
-            return importlib.machinery.ModuleSpec(top, _OwnLoader(os.path.join(self.home, f"{top}.py")),
-                                                  origin=f"{top}.py")
+            return importlib.machinery.ModuleSpec(
+                top, _OwnLoader(os.path.join(self.home, f"{top}.py")), origin=f"{top}.py"
+            )
         listed = ", ".join(self.allowed) if self.allowed else "only the standard library"
         message = f"import of {top} is not allowed in this course (allowed: {listed})"
         line = self._top_line()
         if line is None:
             raise NotAllowed(message, name=top)
         source = self.loading[1]
-        lines = (source.decode("utf-8", "replace") if isinstance(source, bytes) else source).split("\n")
-        self.refused.append((message, line, lines[line - 1].strip() if 0 < line <= len(lines) else ""))
+        lines = (source.decode("utf-8", "replace") if isinstance(source, bytes) else source).split(
+            "\n"
+        )
+        self.refused.append(
+            (message, line, lines[line - 1].strip() if 0 < line <= len(lines) else "")
+        )
         return importlib.machinery.ModuleSpec(fullname, _RefusedLoader(message), is_package=True)
 
     def _top_line(self) -> int | None:
@@ -207,7 +229,7 @@ def open_folders(paths: list[str]) -> dict[str, str]:
 def _through(path: str, opened: dict[str, str]) -> str | None:
     for folder, alias in opened.items():
         if path == folder or path.startswith(folder + os.sep):
-            return alias + path[len(folder):]
+            return alias + path[len(folder) :]
     return None
 
 

@@ -8,6 +8,7 @@ inputs, the grader sees for itself, in the file: the child is the student's proc
 on that could be anything. Batches go one after another through the region (wrapping at its end),
 so an input a call kept from an earlier batch stays as it came.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -40,7 +41,11 @@ class InputsRegion:
         try:
             os.ftruncate(self.fd, wire.INPUTS_BYTES)
             # the child can neither shrink it under the grader's reads nor grow it
-            fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+            fcntl.fcntl(
+                self.fd,
+                fcntl.F_ADD_SEALS,
+                fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL,
+            )
         except BaseException:
             os.close(self.fd)
             raise
@@ -54,7 +59,7 @@ class InputsRegion:
         start = self._next if self._next + len(data) <= wire.INPUTS_BYTES else 0
         view = memoryview(data)
         while view:
-            view = view[os.pwrite(self.fd, view, start + len(data) - len(view)):]
+            view = view[os.pwrite(self.fd, view, start + len(data) - len(view)) :]
         self._next = start + len(data)
         stretches, at, it = [], 0, iter(arrays)
         for count in per_call:
@@ -72,4 +77,7 @@ class InputsRegion:
         now = os.pread(self.fd, len(batch.data), batch.start)
         if now == batch.data:
             return None
-        return [[now[lo:hi] != batch.data[lo:hi] for lo, hi in stretches] for stretches in batch.stretches[:count]]
+        return [
+            [now[lo:hi] != batch.data[lo:hi] for lo, hi in stretches]
+            for stretches in batch.stretches[:count]
+        ]

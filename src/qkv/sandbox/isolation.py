@@ -4,6 +4,7 @@ Every layer is probed at start-up (`probe()`); the sandbox uses what works and r
 Measured costs and traps on this kind of machine are in the kit's design notes: RLIMIT_NPROC is
 ignored for root (hence the drop to a per-slot uid), and Landlock applies to root too.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -27,7 +28,14 @@ SYS_MSEAL = 462  # Linux 6.10+, x86_64 and arm64 alike
 PROT_READ, PROT_WRITE, MAP_SHARED = 1, 2, 1
 MAP_FAILED = ctypes.c_void_p(-1).value
 _libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
+_libc.mmap.argtypes = (
+    ctypes.c_void_p,
+    ctypes.c_size_t,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.c_long,
+)
 PR_SET_NO_NEW_PRIVS = 38
 CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
@@ -38,8 +46,12 @@ PR_SET_CHILD_SUBREAPER = 36
 
 FS_READ = (1 << 0) | (1 << 2) | (1 << 3)  # execute, read file, read dir
 FS_WRITE_FILE, FS_TRUNCATE = 1 << 1, 1 << 14
-FS_FILE = (1 << 0) | FS_WRITE_FILE | (1 << 2) | FS_TRUNCATE  # what a rule on a file (not a folder) may grant
-WRITABLE_DEVICES = ("/dev/null",)  # writing there keeps nothing: code may silence its output with it
+FS_FILE = (
+    (1 << 0) | FS_WRITE_FILE | (1 << 2) | FS_TRUNCATE
+)  # what a rule on a file (not a folder) may grant
+WRITABLE_DEVICES = (
+    "/dev/null",
+)  # writing there keeps nothing: code may silence its output with it
 _FS_BITS_BY_ABI = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}  # number of handled fs access bits per ABI
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_CONTROLLERS = ("pids", "memory")
@@ -52,8 +64,11 @@ SANDBOX_UID_BASE = 61000
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -101,12 +116,24 @@ def landlock_ruleset(read_only: list[str], read_write: list[str], *, reuse: bool
             _KEPT[tuple(read_only)] = kept
     own = _landlock_open(read_write, all_fs)
     try:
-        ruleset = _check(_libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
-                                       ctypes.c_uint32(0)), "landlock_create_ruleset")
+        ruleset = _check(
+            _libc.syscall(
+                SYS_LANDLOCK_CREATE_RULESET,
+                ctypes.byref(attr),
+                ctypes.c_size_t(size),
+                ctypes.c_uint32(0),
+            ),
+            "landlock_create_ruleset",
+        )
         try:
             for fd, access in kept + own:
-                rule = _PathBeneathAttr(access & all_fs, fd)  # (truncating is handled from ABI 3 on)
-                _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0), "landlock_add_rule")
+                rule = _PathBeneathAttr(
+                    access & all_fs, fd
+                )  # (truncating is handled from ABI 3 on)
+                _check(
+                    _libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0),
+                    "landlock_add_rule",
+                )
         except BaseException:
             os.close(ruleset)
             raise
@@ -167,7 +194,9 @@ def map_shared(fd: int, kind):
     addr = _libc.mmap(None, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
     if addr is None or addr == MAP_FAILED:
         raise OSError(ctypes.get_errno(), "mmap of a shared memory file failed")
-    _libc.syscall(SYS_MSEAL, ctypes.c_void_p(addr), ctypes.c_size_t(size), ctypes.c_ulong(0))  # ENOSYS before 6.10
+    _libc.syscall(
+        SYS_MSEAL, ctypes.c_void_p(addr), ctypes.c_size_t(size), ctypes.c_ulong(0)
+    )  # ENOSYS before 6.10
     return kind.from_address(addr)
 
 
@@ -204,6 +233,7 @@ def drop_privileges(uid: int) -> None:
 
 # ---------------------------------------------------------------------------------------------
 # cgroups v1, managed by the trusted parent: one group per worker, emptied and removed after it.
+
 
 def _controllers() -> tuple[str, ...]:
     """The controllers a sandbox's cgroups are made in: pids and memory, and cpu where it is mounted."""
@@ -285,6 +315,7 @@ def pids_of_uid(uid: int) -> list[int]:
 
 # ---------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Layers:
     """Which isolation layers this machine supports for workers."""
@@ -342,7 +373,13 @@ def probe() -> Layers:
         finally:
             cgroup_remove(name)
     uid_drop = root and _try_in_child(lambda: drop_privileges(SANDBOX_UID_BASE))
-    return Layers(landlock, namespaces, cgroups, uid_drop, seccomp.supported() and _try_in_child(_seccomp_refuses_keys))
+    return Layers(
+        landlock,
+        namespaces,
+        cgroups,
+        uid_drop,
+        seccomp.supported() and _try_in_child(_seccomp_refuses_keys),
+    )
 
 
 def _seccomp_refuses_keys() -> None:

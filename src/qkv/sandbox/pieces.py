@@ -7,6 +7,7 @@ line only, and a file whose demo comes first on nothing at all. The worker runs 
 file after the statement that raised, as a notebook goes on after a cell that fails, and says
 which line stopped.
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,15 +23,23 @@ def split(source: bytes, filename: str, cells) -> list:
     cells = [c for c in cells or () if type(c) is list and len(c) == 3 and type(c[2]) is int]
     if not cells:
         return [(None, _compile(source, filename), source)]
-    lines = source.decode("utf-8").split("\n")  # lines as the map counts them: "\u2028" in a string is no end
+    lines = source.decode("utf-8").split(
+        "\n"
+    )  # lines as the map counts them: "\u2028" in a string is no end
     lines = [line + "\n" for line in lines[:-1]] + lines[-1:]
     bounds = [start for _, _, start in cells] + [len(lines) + 1]
-    first = "".join(lines[:bounds[0] - 1])
+    first = "".join(lines[: bounds[0] - 1])
     pieces = [(None, _compile(first, filename), first)]
     for (first_line, label, start), end in zip(cells, bounds[1:]):
-        text = "\n" * (start - 1) + "".join(lines[start - 1:end - 1])
+        text = "\n" * (start - 1) + "".join(lines[start - 1 : end - 1])
         try:
-            pieces.append((str(label), _compile(text, filename, first_line if type(first_line) is int else start), text))
+            pieces.append(
+                (
+                    str(label),
+                    _compile(text, filename, first_line if type(first_line) is int else start),
+                    text,
+                )
+            )
         except SyntaxError as e:
             pieces.append((str(label), e, text))
     return pieces
@@ -42,8 +51,10 @@ def _compile(source: bytes | str, filename: str, line: int | None = None) -> typ
     try:
         return compile(source, filename, "exec", dont_inherit=True)
     except (RecursionError, MemoryError) as e:
-        raise SyntaxError(f"an expression is nested or chained too deeply to compile ({type(e).__name__})",
-                          (filename, line, None, None)) from None
+        raise SyntaxError(
+            f"an expression is nested or chained too deeply to compile ({type(e).__name__})",
+            (filename, line, None, None),
+        ) from None
 
 
 def failed_line(exc: BaseException, filename: str) -> int | None:
@@ -61,9 +72,16 @@ def _statements(source: bytes | str, filename: str) -> list:
     """(first line, statement) of each top-level statement; a decorated one starts at its first decorator."""
     try:
         body = ast.parse(source, filename).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # it compiled once: it should parse again
+    except (
+        SyntaxError,
+        ValueError,
+        RecursionError,
+        MemoryError,
+    ):  # it compiled once: it should parse again
         return []
-    return [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s) for s in body]
+    return [
+        (min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s) for s in body
+    ]
 
 
 def after(source: bytes | str, filename: str, exc: BaseException) -> list[types.CodeType]:
@@ -74,7 +92,10 @@ def after(source: bytes | str, filename: str, exc: BaseException) -> list[types.
 
     What follows the line that raised is taken (of `plot(A); savefig("a.png")`, two statements on one
     line, neither runs again): the file is run through once at most."""
-    if isinstance(exc, SystemExit) and exc.code in (None, 0):  # `sys.exit()`: the file means to stop there
+    if isinstance(exc, SystemExit) and exc.code in (
+        None,
+        0,
+    ):  # `sys.exit()`: the file means to stop there
         return []
     line = failed_line(exc, filename)
     if line is None:
@@ -85,5 +106,12 @@ def after(source: bytes | str, filename: str, exc: BaseException) -> list[types.
         return []
     # The file's `from __future__ import annotations` holds for its later lines too.
     future = [s for _, s in body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
-    return [compile(ast.Module(body=[*future, statement], type_ignores=[]), filename, "exec", dont_inherit=True)
-            for statement in rest]
+    return [
+        compile(
+            ast.Module(body=[*future, statement], type_ignores=[]),
+            filename,
+            "exec",
+            dont_inherit=True,
+        )
+        for statement in rest
+    ]

@@ -12,6 +12,7 @@ The zygote installs the filter once, after its own set-up and before its first f
 born under it (a filter is inherited and cannot be removed), and none pays to load it again. Built
 by hand with ctypes (no library needed); machines of another architecture go without it and say so.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -29,33 +30,129 @@ CLONE_NEWIPC = 0x08000000
 X32_SYSCALL_BIT = 0x40000000
 
 # Refused outright; `unshare` and `clone` are refused by their flags (see program).
-DENIED = ("add_key", "request_key", "keyctl", "ptrace", "process_vm_readv", "process_vm_writev", "bpf",
-          "perf_event_open", "userfaultfd", "mount", "umount2", "pivot_root", "chroot", "setns",
-          "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-          "name_to_handle_at", "open_by_handle_at", "kcmp", "pidfd_getfd", "swapon", "swapoff", "reboot",
-          "io_uring_setup", "io_uring_enter", "io_uring_register", "open_tree", "move_mount", "fsopen",
-          "fsconfig", "fsmount", "fspick", "mount_setattr")
+DENIED = (
+    "add_key",
+    "request_key",
+    "keyctl",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "setns",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "name_to_handle_at",
+    "open_by_handle_at",
+    "kcmp",
+    "pidfd_getfd",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+)
 
 # System call numbers per architecture: (audit arch, {name: number}).
 _TABLES = {
-    "x86_64": (0xC000003E, {
-        "add_key": 248, "request_key": 249, "keyctl": 250, "ptrace": 101, "process_vm_readv": 310,
-        "process_vm_writev": 311, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "mount": 165,
-        "umount2": 166, "pivot_root": 155, "chroot": 161, "unshare": 272, "setns": 308, "kexec_load": 246,
-        "kexec_file_load": 320, "init_module": 175, "finit_module": 313, "delete_module": 176,
-        "name_to_handle_at": 303, "open_by_handle_at": 304, "kcmp": 312, "pidfd_getfd": 438, "swapon": 167,
-        "swapoff": 168, "reboot": 169, "clone": 56, "clone3": 435}),
-    "aarch64": (0xC00000B7, {
-        "add_key": 217, "request_key": 218, "keyctl": 219, "ptrace": 117, "process_vm_readv": 270,
-        "process_vm_writev": 271, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "mount": 40,
-        "umount2": 39, "pivot_root": 41, "chroot": 51, "unshare": 97, "setns": 268, "kexec_load": 104,
-        "kexec_file_load": 294, "init_module": 105, "finit_module": 273, "delete_module": 106,
-        "name_to_handle_at": 264, "open_by_handle_at": 265, "kcmp": 272, "pidfd_getfd": 438, "swapon": 224,
-        "swapoff": 225, "reboot": 142, "clone": 220, "clone3": 435}),
+    "x86_64": (
+        0xC000003E,
+        {
+            "add_key": 248,
+            "request_key": 249,
+            "keyctl": 250,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "bpf": 321,
+            "perf_event_open": 298,
+            "userfaultfd": 323,
+            "mount": 165,
+            "umount2": 166,
+            "pivot_root": 155,
+            "chroot": 161,
+            "unshare": 272,
+            "setns": 308,
+            "kexec_load": 246,
+            "kexec_file_load": 320,
+            "init_module": 175,
+            "finit_module": 313,
+            "delete_module": 176,
+            "name_to_handle_at": 303,
+            "open_by_handle_at": 304,
+            "kcmp": 312,
+            "pidfd_getfd": 438,
+            "swapon": 167,
+            "swapoff": 168,
+            "reboot": 169,
+            "clone": 56,
+            "clone3": 435,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {
+            "add_key": 217,
+            "request_key": 218,
+            "keyctl": 219,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "bpf": 280,
+            "perf_event_open": 241,
+            "userfaultfd": 282,
+            "mount": 40,
+            "umount2": 39,
+            "pivot_root": 41,
+            "chroot": 51,
+            "unshare": 97,
+            "setns": 268,
+            "kexec_load": 104,
+            "kexec_file_load": 294,
+            "init_module": 105,
+            "finit_module": 273,
+            "delete_module": 106,
+            "name_to_handle_at": 264,
+            "open_by_handle_at": 265,
+            "kcmp": 272,
+            "pidfd_getfd": 438,
+            "swapon": 224,
+            "swapoff": 225,
+            "reboot": 142,
+            "clone": 220,
+            "clone3": 435,
+        },
+    ),
 }
 # Numbered alike on every architecture (the unified table from 424 on).
-_COMMON = {"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428,
-           "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442}
+_COMMON = {
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "mount_setattr": 442,
+}
 
 # Classic BPF opcodes.
 _LD_W_ABS = 0x20
@@ -66,7 +163,12 @@ _RET_K = 0x06
 
 
 class _Filter(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+    _fields_ = [
+        ("code", ctypes.c_uint16),
+        ("jt", ctypes.c_uint8),
+        ("jf", ctypes.c_uint8),
+        ("k", ctypes.c_uint32),
+    ]
 
 
 class _Program(ctypes.Structure):
@@ -92,15 +194,25 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
         prog += [(_JGE_K, 0, 1, X32_SYSCALL_BIT), (_RET_K, 0, 0, eperm)]
     for name in DENIED:
         prog += [(_JEQ_K, 0, 1, numbers[name]), (_RET_K, 0, 0, eperm)]
-    prog += [(_JEQ_K, 0, 1, numbers["clone3"]), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS),
-             (_JEQ_K, 0, 4, numbers["unshare"]),
-             (_LD_W_ABS, 0, 0, 16),  # the low half of its flags (little-endian); a high bit is EINVAL anyway
-             (_JEQ_K, 0, 1, CLONE_NEWIPC), (_RET_K, 0, 0, allow),
-             (_RET_K, 0, 0, eperm),
-             (_JEQ_K, 0, 3, numbers["clone"]),
-             (_LD_W_ABS, 0, 0, 16),  # the low half of clone's flags (little-endian)
-             (_JSET_K, 0, 1, CLONE_NEW_ANY), (_RET_K, 0, 0, eperm),
-             (_RET_K, 0, 0, allow)]
+    prog += [
+        (_JEQ_K, 0, 1, numbers["clone3"]),
+        (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS),
+        (_JEQ_K, 0, 4, numbers["unshare"]),
+        (
+            _LD_W_ABS,
+            0,
+            0,
+            16,
+        ),  # the low half of its flags (little-endian); a high bit is EINVAL anyway
+        (_JEQ_K, 0, 1, CLONE_NEWIPC),
+        (_RET_K, 0, 0, allow),
+        (_RET_K, 0, 0, eperm),
+        (_JEQ_K, 0, 3, numbers["clone"]),
+        (_LD_W_ABS, 0, 0, 16),  # the low half of clone's flags (little-endian)
+        (_JSET_K, 0, 1, CLONE_NEW_ANY),
+        (_RET_K, 0, 0, eperm),
+        (_RET_K, 0, 0, allow),
+    ]
     return prog
 
 
@@ -117,7 +229,10 @@ def install() -> None:
     if not supported():
         raise OSError(f"no seccomp table for {platform.machine()}")
     fprog, _, prctl = compiled()
-    for args in ((PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)):
+    for args in (
+        (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0),
+        (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0),
+    ):
         if prctl(*args) != 0:
             err = ctypes.get_errno()
             raise OSError(err, f"prctl: {errno.errorcode.get(err, err)}")

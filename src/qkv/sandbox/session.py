@@ -5,6 +5,7 @@ and on every call that holds however the child floods its output; whatever comes
 (any size, depth, number or type) is that submission's `invalid` outcome, never an exception here.
 Closing kills every process the submission started and removes its folder, on every path.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -41,7 +42,9 @@ class LoadResult:
     ok: bool
     reason: str = ""  # syntax | import | memory | timeout | exited | unreadable
     message: str = ""
-    stopped: tuple[str, ...] = ()  # loaded, but these stopped: cells of a notebook, or the file after some defs
+    stopped: tuple[
+        str, ...
+    ] = ()  # loaded, but these stopped: cells of a notebook, or the file after some defs
 
 
 def one_line(text, limit: int) -> str:
@@ -62,12 +65,14 @@ class _Output:
 
     def add(self, chunk: bytes) -> None:
         room = self.cap - len(self.data)
-        self.data += chunk[:max(room, 0)]
+        self.data += chunk[: max(room, 0)]
         self.dropped += max(len(chunk) - max(room, 0), 0)
 
     def text(self) -> str:
         text = self.data.decode("utf-8", "replace")
-        return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
+        return text + (
+            f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else ""
+        )
 
 
 class _Timeout(Exception):
@@ -81,11 +86,15 @@ class _Exited(Exception):
 class Session:
     """One confined child: load the submission once, then answer calls until closed."""
 
-    def __init__(self, sandbox, files: dict[str, bytes], entry: str, *, wait: bool = True, timeouts=None):
+    def __init__(
+        self, sandbox, files: dict[str, bytes], entry: str, *, wait: bool = True, timeouts=None
+    ):
         self.sandbox = sandbox
         self.entry = entry
         limits = sandbox.limits
-        self.timeouts = dict(timeouts or {})  # function -> seconds one call may take, where not call_timeout_s
+        self.timeouts = dict(
+            timeouts or {}
+        )  # function -> seconds one call may take, where not call_timeout_s
         self.output = _Output(limits.max_output_kb * 1024)
         self.status: int | None = None
         self.pid: int | None = None
@@ -111,11 +120,15 @@ class Session:
     def _start(self, files: dict[str, bytes], entry: str) -> None:
         sandbox = self.sandbox
         for name, data in files.items():
-            fd = os.open(os.path.join(self.workdir, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+            fd = os.open(
+                os.path.join(self.workdir, name),
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                0o666,
+            )
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 if sandbox.uid is not None:
                     os.fchown(fd, sandbox.uid, sandbox.uid)
             finally:
@@ -131,8 +144,10 @@ class Session:
         for fd in (self._req, self._rep, self._out):
             os.set_blocking(fd, False)
         try:  # the rest of what the child needs the zygote was told when it started
-            reply = sandbox.ask({"op": wire.Op.SPAWN, "workdir": self.workdir, "entry": entry},
-                                 [req_r, rep_w, out_w, self._region.fd])
+            reply = sandbox.ask(
+                {"op": wire.Op.SPAWN, "workdir": self.workdir, "entry": entry},
+                [req_r, rep_w, out_w, self._region.fd],
+            )
         finally:
             for fd in (req_r, rep_w, out_w):
                 os.close(fd)
@@ -163,10 +178,12 @@ class Session:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _Timeout()
-            readable, writable, _ = select.select([self._rep, self._out], [self._req] if pending else [], [], left)
+            readable, writable, _ = select.select(
+                [self._rep, self._out], [self._req] if pending else [], [], left
+            )
             if writable:
                 try:
-                    pending = pending[os.write(self._req, pending):]
+                    pending = pending[os.write(self._req, pending) :]
                 except BlockingIOError:
                     pass
                 except BrokenPipeError:
@@ -197,7 +214,9 @@ class Session:
             first = os.read(self._rep, 1 << 20)
         except BlockingIOError:
             first = b""
-        if first.startswith(wire.LOADED_FRAME):  # what follows in the same read is dropped, as below
+        if first.startswith(
+            wire.LOADED_FRAME
+        ):  # what follows in the same read is dropped, as below
             return LoadResult(True)
         try:
             header, _ = next(self._frames(b"", timeout, first))
@@ -206,20 +225,31 @@ class Session:
             return LoadResult(False, "timeout", f"loading the file took longer than {timeout:g} s")
         except _Exited:
             self.close()
-            return LoadResult(False, "exited", f"the process ended while loading the file ({self.exit_text()})")
+            return LoadResult(
+                False, "exited", f"the process ended while loading the file ({self.exit_text()})"
+            )
         except Exception as e:  # anything malformed: this submission's problem, never the grader's
             self.close()
-            return LoadResult(False, "invalid", f"the process sent a malformed message while loading ({_why(e)})")
+            return LoadResult(
+                False, "invalid", f"the process sent a malformed message while loading ({_why(e)})"
+            )
         try:
             return self._loaded(header)
         except Exception as e:
             self.close()
-            return LoadResult(False, "invalid", f"the process sent a malformed message while loading ({_why(e)})")
+            return LoadResult(
+                False, "invalid", f"the process sent a malformed message while loading ({_why(e)})"
+            )
 
     def _loaded(self, header: dict) -> LoadResult:
         if header.get("op") == wire.Op.LOADED:
             stopped = header.get("stopped")
-            return LoadResult(True, stopped=tuple(one_line(t, 300) for t in stopped[:20]) if type(stopped) is list else ())
+            return LoadResult(
+                True,
+                stopped=tuple(one_line(t, 300) for t in stopped[:20])
+                if type(stopped) is list
+                else (),
+            )
         self.close()
         message = one_line(header.get("message", "could not be loaded"), 300)
         where = one_line(header.get("where", ""), 300)
@@ -230,7 +260,9 @@ class Session:
         """Call a student function on plain arrays; never raises for anything the child does."""
         return self.call_many([(function, args)], timeout=timeout)[0]
 
-    def call_many(self, calls, *, timeout: float | None = None, stream: bool = True) -> list[CallResult]:
+    def call_many(
+        self, calls, *, timeout: float | None = None, stream: bool = True
+    ) -> list[CallResult]:
         """Run [(function, args), ...] in order in one exchange; never raises for anything the child does.
 
         Each call may take its function's limit (`timeout` if given, else the session's `timeouts`
@@ -248,9 +280,14 @@ class Session:
             return [CallResult("exited", message="the worker is no longer running")]
         limits = [self.limit(function) if timeout is None else timeout for function, _ in calls]
         arrays: list = []
-        trees = [[f, *(wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args)] for f, args in calls]
+        trees = [
+            [f, *(wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args)]
+            for f, args in calls
+        ]
         batch = self._region.write(arrays, [len(args) for _, args in calls])
-        frame = wire.pack({"op": wire.Op.CALLS, "calls": trees, "stream": stream, "inputs": batch.where})
+        frame = wire.pack(
+            {"op": wire.Op.CALLS, "calls": trees, "stream": stream, "inputs": batch.where}
+        )
         done: list[CallResult] = []
         held = 0  # bytes of values received: this process keeps them until they are judged
         try:
@@ -259,8 +296,10 @@ class Session:
             for header, payload in self._frames(frame, bound):
                 held += len(payload)
                 if held > wire.MAX_VALUES:
-                    raise wire.WireError(f"the values returned add up to more than {wire.MAX_VALUES >> 20} MiB")
-                done += self._results(calls[len(done):], header, payload)
+                    raise wire.WireError(
+                        f"the values returned add up to more than {wire.MAX_VALUES >> 20} MiB"
+                    )
+                done += self._results(calls[len(done) :], header, payload)
                 if len(done) == len(calls):
                     return self._seen(done, batch)
         except _Timeout:
@@ -275,12 +314,19 @@ class Session:
             return done
         function = calls[len(done)][0]
         if ending == "timeout":
-            failure = CallResult("timeout", message=f"{function}() did not return within {limits[len(done)]:g} s "
-                                                    "(an endless loop?)")
+            failure = CallResult(
+                "timeout",
+                message=f"{function}() did not return within {limits[len(done)]:g} s "
+                "(an endless loop?)",
+            )
         elif ending == "exited":
-            failure = CallResult("exited", message=f"the process running {function}() ended ({self.exit_text()})")
+            failure = CallResult(
+                "exited", message=f"the process running {function}() ended ({self.exit_text()})"
+            )
         else:
-            failure = CallResult("invalid", message=f"the worker sent a malformed reply ({ending[9:]})")
+            failure = CallResult(
+                "invalid", message=f"the worker sent a malformed reply ({ending[9:]})"
+            )
         return done + [failure]
 
     def limit(self, function: str) -> float:
@@ -295,14 +341,27 @@ class Session:
         seen = self._region.changes(batch, len(results))
         if seen is None:
             return results
-        return [dataclasses.replace(r, inputs_changed=tuple(
-                    c or (k < len(r.inputs_changed) and r.inputs_changed[k]) for k, c in enumerate(changed)))
-                if r.kind == "returned" and any(changed) else r for r, changed in zip(results, seen)]
+        return [
+            dataclasses.replace(
+                r,
+                inputs_changed=tuple(
+                    c or (k < len(r.inputs_changed) and r.inputs_changed[k])
+                    for k, c in enumerate(changed)
+                ),
+            )
+            if r.kind == "returned" and any(changed)
+            else r
+            for r, changed in zip(results, seen)
+        ]
 
     def _results(self, calls, header: dict, payload: bytes) -> list[CallResult]:
         """The results one reply frame holds: at least one, and no more than the calls still unanswered."""
         items = header.get("results")
-        if header.get("op") != wire.Op.RESULTS or not isinstance(items, list) or not 0 < len(items) <= len(calls):
+        if (
+            header.get("op") != wire.Op.RESULTS
+            or not isinstance(items, list)
+            or not 0 < len(items) <= len(calls)
+        ):
             raise wire.WireError("unknown reply")
         out, offset = [], 0
         for (function, args), item in zip(calls, items):
@@ -312,33 +371,44 @@ class Session:
             out.append(result)
         return out
 
-    def _result(self, function: str, args, item: list, payload, offset: int) -> tuple[CallResult, int]:
+    def _result(
+        self, function: str, args, item: list, payload, offset: int
+    ) -> tuple[CallResult, int]:
         op = item[0]
         if op == wire.Op.RETURNED and len(item) == 3:
             value, offset = wire.decode_value(item[1], payload, offset)
             changed = item[2]  # per input: whether the call changed it (bit for bit)
             if type(changed) is not list or not all(type(c) is bool for c in changed):
                 raise wire.WireError("changed is not a list of booleans")
-            return CallResult("returned", value, tuple(changed[:len(args)])), offset
+            return CallResult("returned", value, tuple(changed[: len(args)])), offset
         if op == wire.Op.RAISED and len(item) == 4:
             text = f"raised {one_line(item[1], 80)}: {one_line(item[2], 300)}"
             where = one_line(item[3], 400)
             return CallResult("raised", message=text + (f" ({where})" if where else "")), offset
         if op == wire.Op.NOT_IMPLEMENTED:
-            return CallResult("not_implemented", message=f"{function}() is not implemented yet"), offset
+            return CallResult(
+                "not_implemented", message=f"{function}() is not implemented yet"
+            ), offset
         if op == wire.Op.MISSING:
             stopped = self._load_result.stopped if self._load_result else ()
             why = f" ({'; '.join(stopped)})"[:700] if stopped else ""
-            return CallResult("missing", message=f"{self.entry} defines no function {function}(){why}"), offset
+            return CallResult(
+                "missing", message=f"{self.entry} defines no function {function}(){why}"
+            ), offset
         if op == wire.Op.MEMORY:
-            return CallResult("memory", message=f"{function}() ran out of memory "
-                                                f"(limit {self.sandbox.limits.memory_mb} MiB)"), offset
+            return CallResult(
+                "memory",
+                message=f"{function}() ran out of memory "
+                f"(limit {self.sandbox.limits.memory_mb} MiB)",
+            ), offset
         raise wire.WireError("unknown reply")
 
     # -- ending ----------------------------------------------------------------------------------
 
     def exit_text(self) -> str:
-        if self.status is None:  # never reaped: the sandbox itself was killed, as the memory limit does
+        if (
+            self.status is None
+        ):  # never reaped: the sandbox itself was killed, as the memory limit does
             return "its sandbox was stopped, most likely at the memory limit"
         if os.WIFSIGNALED(self.status):
             sig = os.WTERMSIG(self.status)

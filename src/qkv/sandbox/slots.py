@@ -6,6 +6,7 @@ two sandboxes on one machine must never share one, whoever started them: the pro
 `flock` on its lock file in a folder every process of the machine sees; the kernel drops the lock
 when the process ends, however it ends, so a killed grader frees its slot without any cleanup.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -37,7 +38,7 @@ class Slot:
             os.close(self._fd)  # closing drops the flock
             self._fd = None
 
-    def __enter__(self) -> "Slot":
+    def __enter__(self) -> Slot:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -63,4 +64,6 @@ def claim(*, folder: Path | None = None) -> Slot:
             os.close(fd)
             continue
         return Slot(number, fd)
-    raise QkvError(f"all {MAX_SLOTS} sandbox slots of this machine are taken (lock files in {folder})")
+    raise QkvError(
+        f"all {MAX_SLOTS} sandbox slots of this machine are taken (lock files in {folder})"
+    )

@@ -14,6 +14,7 @@ the cost of a page fault. Two kinds of writes are avoidable:
 Neither changes what a child computes: the rehearsal's module is not left importable, and it draws
 nothing from any random generator a child inherits.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -26,7 +27,7 @@ import numpy as np
 
 from qkv.sandbox import child, wire
 
-REHEARSAL = b'''import numpy as np
+REHEARSAL = b"""import numpy as np
 
 
 def chain(X, W):
@@ -47,10 +48,14 @@ def raises(X, W):
 
 def stub(X, W):
     raise NotImplementedError
-'''
-ROUNDS = 16  # enough for the interpreter to specialise most of what a child runs (7 ms, once per zygote)
+"""
+ROUNDS = (
+    16  # enough for the interpreter to specialise most of what a child runs (7 ms, once per zygote)
+)
 _FILLERS: list = []  # what fill_free_blocks took, kept for the zygote's lifetime
-_STATS_LINE = re.compile(rb"^\s*(\d+)\s+(\d+)\s+\d+\s+\d+\s+(\d+)\s*$", re.M)  # class, size, ..., free blocks
+_STATS_LINE = re.compile(
+    rb"^\s*(\d+)\s+(\d+)\s+\d+\s+\d+\s+(\d+)\s*$", re.M
+)  # class, size, ..., free blocks
 
 
 def rehearse(where: str) -> None:
@@ -59,10 +64,14 @@ def rehearse(where: str) -> None:
     X = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
     W = np.linspace(0.5, -0.5, 20).reshape(5, 4)
     arrays: list = []
-    calls = [[name, wire.encode_value(X, arrays), wire.encode_value(W, arrays)]
-             for name in ("chain", "in_place", "raises", "stub", "missing")]
+    calls = [
+        [name, wire.encode_value(X, arrays), wire.encode_value(W, arrays)]
+        for name in ("chain", "in_place", "raises", "stub", "missing")
+    ]
     inputs = b"".join(map(wire.array_bytes, arrays))
-    region = (ctypes.c_char * len(inputs))()  # as a child's inputs region (isolation.map_shared), unshared
+    region = (
+        ctypes.c_char * len(inputs)
+    )()  # as a child's inputs region (isolation.map_shared), unshared
     frame = wire.pack({"op": wire.Op.CALLS, "calls": calls, "inputs": [0, len(inputs)]})
     folder = os.path.join(where, "rehearsal")
     os.mkdir(folder, 0o700)

@@ -14,6 +14,7 @@ region (inputs.py), a memory file the child has mapped, and the frame says where
 [start, length]`). The child's calls get views of that region, so whatever a call does to its
 inputs the grader reads back there itself, instead of taking the child's word for it.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,13 +22,17 @@ import struct
 
 import numpy as np
 
-from qkv.sandbox.ops import Op  # noqa: F401 - the messages' names, read here by most callers
+from qkv.sandbox.ops import Op
 
 CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first line, cell label, part's start], ...]
 MAX_HEADER = 1 << 20
 MAX_PAYLOAD = 64 << 20
-MAX_VALUES = 16 << 20  # what one exchange's returned values may add up to: the grader holds them until judged
-INPUTS_BYTES = 16 << 20  # a submission's shared inputs region (sparse: only what is written takes memory)
+MAX_VALUES = (
+    16 << 20
+)  # what one exchange's returned values may add up to: the grader holds them until judged
+INPUTS_BYTES = (
+    16 << 20
+)  # a submission's shared inputs region (sparse: only what is written takes memory)
 MAX_NDIM = 4
 MAX_ITEMS = 64
 MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most 4 levels of tuples
@@ -46,7 +51,9 @@ TUPLE = "t"  # the first item of a tuple's tree
 
 def encode_value(value, arrays: list, depth: int = 0):
     """Describe value as a tree (see above), appending its arrays (as float64) to `arrays`."""
-    if type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM:  # most values: as they are
+    if (
+        type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM
+    ):  # most values: as they are
         arrays.append(value)
         return list(value.shape)
     if value is None:
@@ -67,7 +74,9 @@ def encode_value(value, arrays: list, depth: int = 0):
 
 def _is_numeric_list(value) -> bool:
     """A list or tuple of numbers (a row written as a list) travels as one array."""
-    return len(value) > 0 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    return len(value) > 0 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
+    )
 
 
 def pack(header: dict, arrays=()) -> bytes:
@@ -104,7 +113,9 @@ def parse_header(head: bytes) -> dict:
         raise WireError("header too large")
     try:
         text = head.decode("utf-8")
-        if head.count(b"[") + head.count(b"{") > MAX_DEPTH and _nesting(head) > MAX_DEPTH:  # (no deeper than it opens)
+        if (
+            head.count(b"[") + head.count(b"{") > MAX_DEPTH and _nesting(head) > MAX_DEPTH
+        ):  # (no deeper than it opens)
             raise WireError("header nests too deeply")
         header = json.loads(text, parse_constant=_no_constant)
     except WireError:
@@ -192,12 +203,14 @@ class Frames:
                 raise WireError("header too large")
             if len(buf) < start + size:
                 return None
-            self.header = parse_header(bytes(buf[start:start + size]))
+            self.header = parse_header(bytes(buf[start : start + size]))
             self.need = start + size + self.header["payload"]
         if len(buf) < self.need:
             return None
         header = self.header
-        payload = buf[self.need - header["payload"]:self.need]  # a copy, which the arrays decoded from it share
-        del buf[:self.need]
+        payload = buf[
+            self.need - header["payload"] : self.need
+        ]  # a copy, which the arrays decoded from it share
+        del buf[: self.need]
         self.header = None
         return header, payload

@@ -7,9 +7,17 @@ unprivileged uid), loads the submission's files from its private folder and answ
 child talks to the grader only through its own pipes, in the wire format; it never sees a hidden
 case before the call that uses it, nor any expected value.
 """
+
 from __future__ import annotations
 
 import _socket
+
+# Imported here, before any child is forked, so a confined child never needs to read them from disk.
+# Not what a submission seldom imports (a child can, from disk), since whatever the zygote holds is
+# copied into every child's page tables at the fork and torn down at its exit: not numpy.testing
+# (5 MB), nor `socket`, `tempfile` and `shutil` (with zlib, bz2 and lzma: 30 mappings and 400 KB),
+# which only the keeper needs.
+import collections  # noqa: F401
 import ctypes
 import functools
 import gc
@@ -24,20 +32,15 @@ import numpy as np
 
 from qkv.sandbox import child, folders, imports, isolation, seccomp, warmup, wire
 
-# Imported here, before any child is forked, so a confined child never needs to read them from disk.
-# Not what a submission seldom imports (a child can, from disk), since whatever the zygote holds is
-# copied into every child's page tables at the fork and torn down at its exit: not numpy.testing
-# (5 MB), nor `socket`, `tempfile` and `shutil` (with zlib, bz2 and lzma: 30 mappings and 400 KB),
-# which only the keeper needs.
-import collections, dataclasses, itertools, math, random, typing, warnings  # noqa: E401,F401
-
 # The folders a child imports through, opened once by the zygote (see imports.py): {path: alias},
 # and their descriptors, which a child keeps.
 _OPENED: dict[str, str] = {}
 _OPENED_FDS: list[int] = []
 # A child's whole environment (its HOME is its own folder): the zygote's, from the first spawn on.
 CHILD_ENV = {"HOME": "/", "OPENBLAS_NUM_THREADS": "1"}
-CONTROL_BYTES = 1 << 16  # a request's most: small enough to be read into memory the zygote already has
+CONTROL_BYTES = (
+    1 << 16
+)  # a request's most: small enough to be read into memory the zygote already has
 _libc_fork = ctypes.PyDLL(None, use_errno=True).fork  # called with the GIL held, as os.fork does
 
 
@@ -50,7 +53,9 @@ def _recv_fds(control: _socket.socket, size: int, most: int) -> tuple[bytes, lis
     fds: list[int] = []
     for level, kind, payload in ancillary:
         if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-            fds += (fd for (fd,) in _FD.iter_unpack(payload[:len(payload) - len(payload) % _FD.size]))
+            fds += (
+                fd for (fd,) in _FD.iter_unpack(payload[: len(payload) - len(payload) % _FD.size])
+            )
     return data, fds
 
 
@@ -79,7 +84,9 @@ def _prepare(packages: tuple[str, ...], scratch: str) -> None:
 def _warm(packages: tuple[str, ...], scratch: str) -> None:
     """Get the zygote's state ready for its children (the keeper does it before the zygote exists);
     `scratch`: the keeper's folder, where the rehearsal's file goes for the while."""
-    np.random.default_rng(0).random(4)  # numpy 2 initialises its RNG machinery lazily: pay for it once
+    np.random.default_rng(0).random(
+        4
+    )  # numpy 2 initialises its RNG machinery lazily: pay for it once
     np.random.random(4)
     _prepare(packages, scratch)
     gc.freeze()  # children then never walk (and copy) the zygote's objects when they collect
@@ -89,13 +96,22 @@ def _setup(config: dict) -> child.Setup:
     """What every child of this zygote does alike (config: the sandbox's settings, see host.py)."""
     limits = config["limits"]
     return child.Setup(
-        zygote_pid=os.getpid(), namespaces=config["namespaces"], uid=config["uid"],
-        limits=((resource.RLIMIT_CORE, (0, 0)), (resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 1)),
-                (resource.RLIMIT_FSIZE, (limits["max_file_kb"] * 1024,) * 2), (resource.RLIMIT_NOFILE, (64, 64)),
-                (resource.RLIMIT_NPROC, (limits["max_processes"],) * 2)),
-        memory=limits["memory_mb"] * 2**20, import_path=imports.import_path(_OPENED),
+        zygote_pid=os.getpid(),
+        namespaces=config["namespaces"],
+        uid=config["uid"],
+        limits=(
+            (resource.RLIMIT_CORE, (0, 0)),
+            (resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 1)),
+            (resource.RLIMIT_FSIZE, (limits["max_file_kb"] * 1024,) * 2),
+            (resource.RLIMIT_NOFILE, (64, 64)),
+            (resource.RLIMIT_NPROC, (limits["max_processes"],) * 2),
+        ),
+        memory=limits["memory_mb"] * 2**20,
+        import_path=imports.import_path(_OPENED),
         gate=imports.Gate(tuple(config["packages"])),
-        keep=frozenset((0, 1, 2, *_OPENED_FDS)), devnull=os.open(os.devnull, os.O_RDONLY))
+        keep=frozenset((0, 1, 2, *_OPENED_FDS)),
+        devnull=os.open(os.devnull, os.O_RDONLY),
+    )
 
 
 def _fork() -> int:
@@ -166,7 +182,9 @@ def zygote(control: _socket.socket, *, own_namespace: bool, config: dict, scratc
     read_only = [*config["runtime_paths"], "/dev/urandom"] if config["landlock"] else None
     gc.freeze()
     isolation.set_child_subreaper()  # a submission's orphans become ours to reap, not init's
-    if config["seccomp"]:  # last: every child is born under it (see seccomp.py), and this process needs nothing it refuses
+    if config[
+        "seccomp"
+    ]:  # last: every child is born under it (see seccomp.py), and this process needs nothing it refuses
         seccomp.install()
     while True:
         try:
@@ -205,9 +223,13 @@ def keeper(control: _socket.socket, *, grader: int, where: str, config: dict) ->
     try:
         scratch = folders.private_folder(where)
         os.chmod(scratch, 0o711)  # sandbox uids reach their own folder inside, and list nothing
-        _warm(tuple(packages), scratch)  # while the grader moves this process into the sandbox's cgroup
+        _warm(
+            tuple(packages), scratch
+        )  # while the grader moves this process into the sandbox's cgroup
         try:
-            started = control.recv(64)  # "start": the grader has put this process in the sandbox's cgroup
+            started = control.recv(
+                64
+            )  # "start": the grader has put this process in the sandbox's cgroup
         except OSError:
             started = b""
         if not started:
@@ -260,6 +282,12 @@ def _answer(control: _socket.socket, msg: dict) -> bool:
 
 
 if __name__ == "__main__":
-    keeper(_socket.socket(fileno=int(sys.argv[1])), grader=int(sys.argv[2]), where=sys.argv[3],
-           config=json.loads(sys.argv[4]))
-    os._exit(0)  # the keeper has cleaned up: the grader waits for this exit, so skip the interpreter's teardown
+    keeper(
+        _socket.socket(fileno=int(sys.argv[1])),
+        grader=int(sys.argv[2]),
+        where=sys.argv[3],
+        config=json.loads(sys.argv[4]),
+    )
+    os._exit(
+        0
+    )  # the keeper has cleaned up: the grader waits for this exit, so skip the interpreter's teardown

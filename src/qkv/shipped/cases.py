@@ -3,6 +3,7 @@
 Written into the release as public_cases.json; the hidden suites draw their own seeded cases. The
 cases themselves come from the assignment's content; this module computes what they should give.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,9 @@ import numpy as np
 from qkv.shipped.checks import encode
 
 
-def build(content, reference, *, rtol: float, atol: float, module: str, packages=("numpy",), timeouts=None) -> dict:
+def build(
+    content, reference, *, rtol: float, atol: float, module: str, packages=("numpy",), timeouts=None
+) -> dict:
     """The content of public_cases.json for one assignment (`reference` may be a master being released);
     `timeouts`: the functions' own per-call limits (Assignment.call_timeouts)."""
     catalogue = content.catalogue
@@ -19,16 +22,25 @@ def build(content, reference, *, rtol: float, atol: float, module: str, packages
         entries = []
         for name, args in cases:
             expected = getattr(reference, function)(*[np.array(a) for a in args])
-            entries.append({
-                "name": name,
-                "args": [encode(a) for a in args],
-                "expected": encode(expected),
-                "variants": [[msg, encode(v)] for msg, v in catalogue.variants(reference, function, args)],
-                "crashes": [list(c) for c in catalogue.crashes(reference, function, args)],
-                "mutation_message": catalogue.mutation_message(function),
-            })
+            entries.append(
+                {
+                    "name": name,
+                    "args": [encode(a) for a in args],
+                    "expected": encode(expected),
+                    "variants": [
+                        [msg, encode(v)] for msg, v in catalogue.variants(reference, function, args)
+                    ],
+                    "crashes": [list(c) for c in catalogue.crashes(reference, function, args)],
+                    "mutation_message": catalogue.mutation_message(function),
+                }
+            )
         functions[function] = entries
-    return {"module": module, "tolerance": {"rtol": rtol, "atol": atol}, "packages": list(packages),
-            "timeouts": dict(sorted((timeouts or {}).items())),
-            "tuple_names": {f: list(n) for f, n in sorted(content.tuple_names.items())},
-            "chain": list(content.chain), "functions": functions}
+    return {
+        "module": module,
+        "tolerance": {"rtol": rtol, "atol": atol},
+        "packages": list(packages),
+        "timeouts": dict(sorted((timeouts or {}).items())),
+        "tuple_names": {f: list(n) for f, n in sorted(content.tuple_names.items())},
+        "chain": list(content.chain),
+        "functions": functions,
+    }

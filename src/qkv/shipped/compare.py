@@ -10,6 +10,7 @@ and a list of arrays as a tuple, since numpy itself reads them so. Not accepted:
 only close, as float32 arithmetic gives (about 7 significant digits, where the tolerance asks for
 float64's); they get a message of their own.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -59,9 +60,11 @@ def _all_close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
 
 # "Close but not within tolerance": what float32 arithmetic (or a stray epsilon) gives.
 NEAR_RTOL = 1e-5
-NEAR_MESSAGE = ("agrees with the expected values to only a few significant digits, as float32 arithmetic, "
-                "an added epsilon or a clipped value gives: compute in float64, numpy's default, with no "
-                "extra constants or clipping")
+NEAR_MESSAGE = (
+    "agrees with the expected values to only a few significant digits, as float32 arithmetic, "
+    "an added epsilon or a clipped value gives: compute in float64, numpy's default, with no "
+    "extra constants or clipping"
+)
 
 
 def same(a, b, rtol: float, atol: float) -> bool:
@@ -88,11 +91,21 @@ class _Against:
                 return False
             if self._items is None:
                 self._items = [_Against(x, self.rtol, self.atol) for x in actual]
-            return len(self._items) == len(other) and all(item.same(y) for item, y in zip(self._items, other))
+            return len(self._items) == len(other) and all(
+                item.same(y) for item, y in zip(self._items, other)
+            )
         if self._array is _UNSET:  # a list (or a tuple of rows) of numbers is the array it spells
             self._array = as_array(actual)
-        a, b = self._array, other if type(other) is np.ndarray and other.dtype == np.float64 else as_array(other)
-        return a is not None and b is not None and a.shape == b.shape and _all_close(a, b, self.rtol, self.atol)
+        a, b = (
+            self._array,
+            other if type(other) is np.ndarray and other.dtype == np.float64 else as_array(other),
+        )
+        return (
+            a is not None
+            and b is not None
+            and a.shape == b.shape
+            and _all_close(a, b, self.rtol, self.atol)
+        )
 
 
 def _kind(value) -> str:
@@ -100,10 +113,14 @@ def _kind(value) -> str:
         return "None"
     if isinstance(value, tuple):
         return f"a tuple of {len(value)}"
-    return getattr(value, "type_name", None) or type(value).__name__  # from a sandbox, only the name crossed
+    return (
+        getattr(value, "type_name", None) or type(value).__name__
+    )  # from a sandbox, only the name crossed
 
 
-def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: float, reveal: bool = True):
+def _array_problem(
+    actual, expected: np.ndarray, what: str, rtol: float, atol: float, reveal: bool = True
+):
     arr = as_array(actual)
     if arr is None:
         return f"{what} is {_kind(actual)}, expected an array of shape {expected.shape}"
@@ -123,8 +140,10 @@ def _array_problem(actual, expected: np.ndarray, what: str, rtol: float, atol: f
         where = f"[{', '.join(map(str, idx))}]" if idx else ""
         if not reveal:  # a hidden case: say how wrong, not what the answer is
             return f"{what} differs from the expected values in {int((~ok).sum())} of {ok.size} entries"
-        return (f"{what}{where} is {arr[idx]:.6g}, expected {expected[idx]:.6g} "
-                f"({int((~ok).sum())} of {ok.size} entries differ)")
+        return (
+            f"{what}{where} is {arr[idx]:.6g}, expected {expected[idx]:.6g} "
+            f"({int((~ok).sum())} of {ok.size} entries differ)"
+        )
     return None
 
 
@@ -162,7 +181,9 @@ def _gist(text: str) -> str:
     return "".join(out)
 
 
-def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=(), reveal: bool = True):
+def problem(
+    actual, expected, *, rtol: float, atol: float, names=None, variants=(), reveal: bool = True
+):
     """Return None when actual matches expected, else one sentence on what is wrong.
 
     Args:
@@ -182,17 +203,26 @@ def problem(actual, expected, *, rtol: float, atol: float, names=None, variants=
         return "returned None: did you forget a return statement?"
     if isinstance(actual, list):
         actual = tuple(actual) if isinstance(expected, tuple) else as_array(actual)
-    elif isinstance(actual, tuple) and not isinstance(expected, tuple) and as_array(actual) is not None:
+    elif (
+        isinstance(actual, tuple)
+        and not isinstance(expected, tuple)
+        and as_array(actual) is not None
+    ):
         actual = as_array(actual)
     if isinstance(expected, tuple):
         names = names or [f"item {i}" for i in range(len(expected))]
         if not isinstance(actual, tuple):
             return f"returned {_kind(actual)}, expected a tuple ({', '.join(names)})"
         if len(actual) != len(expected):
-            return f"returned a tuple of {len(actual)}, expected {len(expected)} ({', '.join(names)})"
+            return (
+                f"returned a tuple of {len(actual)}, expected {len(expected)} ({', '.join(names)})"
+            )
         for name, a, e in zip(names, actual, expected):
             msg = _array_problem(a, e, name, rtol, atol, reveal)
             if msg:
                 return msg
         return "values differ from the expected ones"
-    return _array_problem(actual, expected, "the result", rtol, atol, reveal) or "values differ from the expected ones"
+    return (
+        _array_problem(actual, expected, "the result", rtol, atol, reveal)
+        or "values differ from the expected ones"
+    )

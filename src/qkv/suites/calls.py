@@ -9,6 +9,7 @@ call-by-call grading gives: a call the judging pass never makes (planned after a
 failed) is never judged, and whatever it did to the child (a crash, an endless loop) costs
 nothing but a fresh child for the calls after it.
 """
+
 from __future__ import annotations
 
 import copy
@@ -19,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from qkv.content.mistakes import inputs_key
-from qkv.suites.expect import Expect, StudentProblem
 from qkv.sandbox.session import CallResult
+from qkv.suites.expect import Expect, StudentProblem
 
 ENDING = ("timeout", "exited", "invalid")  # results after which a worker is gone
 # The reference's results kept: those that took long to compute (a whole training run on the worked
@@ -45,8 +46,13 @@ class Planned:
     answered: bool = False
 
     def matches(self, function: str, args) -> bool:
-        return (function == self.function and len(args) == len(self.args)
-                and all(a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in zip(args, self.args)))
+        return (
+            function == self.function
+            and len(args) == len(self.args)
+            and all(
+                a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in zip(args, self.args)
+            )
+        )
 
 
 class ReferenceMemo:
@@ -80,7 +86,11 @@ class ReferenceMemo:
                 return value
         started = time.perf_counter()
         value = fn(*[a.copy() for a in arrays])
-        kept, size = (self._kept, MEMO_SIZE) if time.perf_counter() - started > DEAR else (self._cheap, CHEAP_SIZE)
+        kept, size = (
+            (self._kept, MEMO_SIZE)
+            if time.perf_counter() - started > DEAR
+            else (self._cheap, CHEAP_SIZE)
+        )
         kept[key] = value
         if len(kept) > size:
             kept.popitem(last=False)
@@ -105,14 +115,16 @@ class PlanningExpect(Expect):
 def planning_call(memo: ReferenceMemo, plan: list[Planned], part: str):
     """A call for the planning pass: it records the call and answers as the reference does.
     `args` are Expect's own float64 copies, which nothing else holds: the plan keeps them."""
+
     def call(function: str, args) -> CallResult:
         plan.append(planned := Planned(part, function, args))
         try:
             value = getattr(memo, function)(*args)
-        except Exception as e:  # noqa: BLE001 - the test stops planning here; judging will tell
+        except Exception as e:
             return CallResult("raised", message=type(e).__name__)
         planned.answer, planned.answered = value, True
         return CallResult("returned", _copy(value), (False,) * len(args))
+
     return call
 
 
@@ -128,9 +140,19 @@ def _copy(value):
 def identical(a, b) -> bool:
     """The same value bit for bit: arrays of one dtype, shape and bytes, or tuples of such."""
     if isinstance(a, tuple) or isinstance(b, tuple):
-        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(map(identical, a, b))
-    return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
-            and a.shape == b.shape and a.tobytes() == b.tobytes())
+        return (
+            isinstance(a, tuple)
+            and isinstance(b, tuple)
+            and len(a) == len(b)
+            and all(map(identical, a, b))
+        )
+    return (
+        isinstance(a, np.ndarray)
+        and isinstance(b, np.ndarray)
+        and a.dtype == b.dtype
+        and a.shape == b.shape
+        and a.tobytes() == b.tobytes()
+    )
 
 
 def _identical_floats(a, b) -> bool:
@@ -166,7 +188,9 @@ class StudentCalls:
     def call(self, part: str, function: str, args) -> CallResult:
         if part in self.dead_parts:
             outcome, message = self.dead_parts[part]
-            return CallResult(outcome, message=f"not run: {message} on an earlier check of this part")
+            return CallResult(
+                outcome, message=f"not run: {message} on an earlier check of this part"
+            )
         index = self._find(function, args)
         result = None if index is None else self._served(index)
         if result is None:  # not planned (a test that branched on a wrong value): ask now
@@ -187,8 +211,13 @@ class StudentCalls:
             return False
         if calls and not self.batched and self._ready():
             self._run_batch(self.cursor)
-        if not all(p.result is not None and p.result.kind == "returned" and not any(p.result.inputs_changed)
-                   and identical(p.result.value, p.answer) for p in calls):
+        if not all(
+            p.result is not None
+            and p.result.kind == "returned"
+            and not any(p.result.inputs_changed)
+            and identical(p.result.value, p.answer)
+            for p in calls
+        ):
             return False
         for p in calls:
             p.result = None  # served
@@ -220,7 +249,11 @@ class StudentCalls:
             # answered one by one, as call-by-call grading would have made them.
             self.stream = True
             self.close_session()
-            results = self.session.call_many([(p.function, p.args) for p in todo], stream=True) if self._ready() else []
+            results = (
+                self.session.call_many([(p.function, p.args) for p in todo], stream=True)
+                if self._ready()
+                else []
+            )
         for planned, result in zip(todo, results):
             planned.result = result
         if results and results[-1].kind in ENDING:

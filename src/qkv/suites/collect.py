@@ -9,6 +9,7 @@ student, and, unless something already imported it, pytest itself: the suites ar
 stand-in for `pytest` whose `mark` records marks as pytest's does, and which hands anything else a
 suite asks of it (`pytest.raises`, `pytest.fixture`, ...) to the real pytest, imported then.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -41,7 +42,10 @@ class PlainItem:
 
 def plain_items(root: Path, files: list[str], fixtures: set[str]):
     """The test items of the suite files, or None when any of them needs pytest's own collection."""
-    if any((Path(f).parent / "conftest.py").exists() for f in files) or (Path(root) / "conftest.py").exists():
+    if (
+        any((Path(f).parent / "conftest.py").exists() for f in files)
+        or (Path(root) / "conftest.py").exists()
+    ):
         return None
     items = []
     with _pytest_marks():
@@ -62,7 +66,11 @@ class _MarkDecorator:
         self.name, self.args, self.kwargs = name, args, kwargs or {}
 
     def __call__(self, *args, **kwargs):
-        if len(args) == 1 and not kwargs and (inspect.isfunction(args[0]) or inspect.isclass(args[0])):
+        if (
+            len(args) == 1
+            and not kwargs
+            and (inspect.isfunction(args[0]) or inspect.isclass(args[0]))
+        ):
             args[0].pytestmark = [*getattr(args[0], "pytestmark", []), self]
             return args[0]
         return _MarkDecorator(self.name, self.args + args, {**self.kwargs, **kwargs})
@@ -80,12 +88,17 @@ def _stand_in() -> types.ModuleType:
     module.mark = _MarkGenerator()
 
     def real(name: str):
-        if name in ("__path__", "__file__"):  # what importlib and inspect probe modules for: none here
+        if name in (
+            "__path__",
+            "__file__",
+        ):  # what importlib and inspect probe modules for: none here
             raise AttributeError(name)
         if sys.modules.get("pytest") is module:
             del sys.modules["pytest"]
         import pytest  # noqa: PLC0415 - the real one, once a suite asks for more than marks
+
         return getattr(pytest, name)
+
     module.__getattr__ = real
     return module
 
@@ -108,9 +121,13 @@ def _import(path: Path):
     name = f"qkv_suite_{abs(hash(str(path))):x}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # while it runs (dataclasses and the like look themselves up); dropped after
+    sys.modules[name] = (
+        module  # while it runs (dataclasses and the like look themselves up); dropped after
+    )
     try:
-        with warnings.catch_warnings():  # inside another pytest run (a test of this kit), our markers are unknown
+        with (
+            warnings.catch_warnings()
+        ):  # inside another pytest run (a test of this kit), our markers are unknown
             warnings.filterwarnings("ignore", message=r"Unknown pytest\.mark\.(part|weight)")
             spec.loader.exec_module(module)
     finally:
@@ -134,8 +151,11 @@ def _module_items(module, relpath: str, fixtures: set[str]):
     for name, obj in vars(module).items():
         if inspect.ismodule(obj):  # what the suite imported (pytest, numpy, ...)
             continue
-        if (name.startswith("pytest_") or hasattr(obj, "_pytestfixturefunction")
-                or type(obj).__name__ == "FixtureFunctionDefinition"):
+        if (
+            name.startswith("pytest_")
+            or hasattr(obj, "_pytestfixturefunction")
+            or type(obj).__name__ == "FixtureFunctionDefinition"
+        ):
             return None  # a hook or a fixture
         if name.startswith("Test") and inspect.isclass(obj):
             return None

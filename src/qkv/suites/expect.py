@@ -5,6 +5,7 @@ plain arrays, the reference runs here, and a mismatch raises CheckFailed with on
 sentence (naming the catalogued mistake when the output matches one). Anything other than a
 returned value (an exception, a timeout, a dead worker) raises StudentProblem with its outcome.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,8 +35,18 @@ class StudentProblem(Exception):
 class Expect:
     """Compare one student's functions with the reference, within the course's tolerances."""
 
-    def __init__(self, call, content, *, rtol: float, atol: float, show_inputs: bool, recorded: dict,
-                 shared: dict | None = None, expected=None):
+    def __init__(
+        self,
+        call,
+        content,
+        *,
+        rtol: float,
+        atol: float,
+        show_inputs: bool,
+        recorded: dict,
+        shared: dict | None = None,
+        expected=None,
+    ):
         self._call = call  # call(function, args) -> sandbox.CallResult
         self.content = content
         self.reference = content.reference
@@ -43,8 +54,12 @@ class Expect:
         self.rtol, self.atol = rtol, atol
         self.show_inputs = show_inputs
         self.recorded = recorded  # what the suites record for the feedback page, by name
-        self.last_value = None  # what the student's last call returned, kept even when a check fails
-        self._shared = {} if shared is None else shared  # one student's calls that several checks share
+        self.last_value = (
+            None  # what the student's last call returned, kept even when a check fails
+        )
+        self._shared = (
+            {} if shared is None else shared
+        )  # one student's calls that several checks share
 
     def call(self, function: str, *args):
         """The student's return value and which inputs it changed; raises StudentProblem otherwise
@@ -56,7 +71,9 @@ class Expect:
             catalogue = self.content.catalogue
             named = crash_problem(result.message, catalogue.crashes(self.reference, function, args))
             if named:
-                raise CheckFailed(f"{named} (It {result.message})", catalogue.id_of(function, named))
+                raise CheckFailed(
+                    f"{named} (It {result.message})", catalogue.id_of(function, named)
+                )
         if result.kind != "returned":
             raise StudentProblem(Outcome.of_call(result.kind), result.message)
         return result.value, result.inputs_changed
@@ -76,7 +93,9 @@ class Expect:
 
     def _fail(self, message: str, mistake: str | None, args, hidden: bool):
         if hidden and self.show_inputs:
-            shown = "; ".join(np.array2string(np.asarray(a), precision=3, separator=", ") for a in args)
+            shown = "; ".join(
+                np.array2string(np.asarray(a), precision=3, separator=", ") for a in args
+            )
             message += f" Inputs: {shown}"
         raise CheckFailed(message, mistake)
 
@@ -85,8 +104,15 @@ class Expect:
         expected = self._expected_for(function, args)
         catalogue = self.content.catalogue
         # problem() is None for a right value; the mistakes' outputs are computed only for a wrong one
-        msg = problem(value, expected, rtol=self.rtol, atol=self.atol, names=self.content.tuple_names.get(function),
-                      reveal=not hidden, variants=catalogue.variants(self.reference, function, args))
+        msg = problem(
+            value,
+            expected,
+            rtol=self.rtol,
+            atol=self.atol,
+            names=self.content.tuple_names.get(function),
+            reveal=not hidden,
+            variants=catalogue.variants(self.reference, function, args),
+        )
         return (None, None) if msg is None else (msg, catalogue.id_of(function, msg))
 
     def _expected_for(self, function: str, args):
@@ -117,7 +143,9 @@ class Expect:
         nothing while its values are wrong (and is told so)."""
         value, changed = self.call(function, *args)
         self._fail_if_changed(function, changed, args, hidden)
-        self.counts_if_right(function, value, args, "the inputs were left unchanged, as they should be", hidden)
+        self.counts_if_right(
+            function, value, args, "the inputs were left unchanged, as they should be", hidden
+        )
         return value
 
     def counts_if_right(self, function: str, value, args, held: str, hidden: bool = True) -> None:
@@ -125,7 +153,12 @@ class Expect:
         A property alone earns no points (code that returns zeros leaves its inputs alone too)."""
         msg, mistake = self._wrong(function, value, args, hidden)
         if msg:
-            self._fail(f"{held}, but this check counts only with right values: {msg}", mistake, args, hidden)
+            self._fail(
+                f"{held}, but this check counts only with right values: {msg}",
+                mistake,
+                args,
+                hidden,
+            )
 
     def _fail_if_changed(self, function: str, changed, args, hidden: bool) -> None:
         if any(changed):

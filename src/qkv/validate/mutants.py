@@ -9,6 +9,7 @@ normal grading path, each handed in by STUDENTS students. A mutant is caught whe
 some part for every one of them (a check that catches it on some draws only lets some students
 through); the survivors are listed so that an instructor can add a check or a catalogue entry.
 """
+
 from __future__ import annotations
 
 import ast
@@ -27,23 +28,38 @@ from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
 from qkv.grade import batch as grade_mod
 from qkv.results import records as results
-from qkv.validate import synthetic
 from qkv.shipped.compare import problem
+from qkv.validate import synthetic
 
 TARGET = 95.0  # per cent of non-equivalent mutants the suites should catch
 CONTROL = "unmutated"  # the reference as the mutants are written (unparsed), graded alongside them
 DRAWS = 6  # random inputs per function, besides the public cases, to tell equivalent mutants apart
 STUDENTS = 3  # students handing in each mutant, each drawing cases of their own: caught only if caught for all
 
-BINOPS = {ast.Add: (ast.Sub, ast.Mult), ast.Sub: (ast.Add, ast.Mult, ast.Div), ast.Mult: (ast.Div, ast.Add),
-          ast.Div: (ast.Mult, ast.Sub, ast.FloorDiv), ast.MatMult: (ast.Mult, ast.Add, ast.Sub),
-          ast.Pow: (ast.Mult,)}
+BINOPS = {
+    ast.Add: (ast.Sub, ast.Mult),
+    ast.Sub: (ast.Add, ast.Mult, ast.Div),
+    ast.Mult: (ast.Div, ast.Add),
+    ast.Div: (ast.Mult, ast.Sub, ast.FloorDiv),
+    ast.MatMult: (ast.Mult, ast.Add, ast.Sub),
+    ast.Pow: (ast.Mult,),
+}
 NON_COMMUTATIVE = (ast.Sub, ast.Div, ast.MatMult, ast.Pow)
 # numpy reductions and elementwise functions, and what each may be mistaken for
-NAMES = {"max": ("min", "mean", "sum"), "min": ("max", "mean"), "sum": ("mean", "max", "prod"),
-         "mean": ("sum", "max"), "exp": ("log", "exp2", "sqrt", "abs", "square"), "log": ("exp", "log2"),
-         "sqrt": ("square", "abs"), "matmul": ("multiply", "add"), "dot": ("multiply", "add"),
-         "einsum": (), "argmax": ("argmin",), "argmin": ("argmax",)}
+NAMES = {
+    "max": ("min", "mean", "sum"),
+    "min": ("max", "mean"),
+    "sum": ("mean", "max", "prod"),
+    "mean": ("sum", "max"),
+    "exp": ("log", "exp2", "sqrt", "abs", "square"),
+    "log": ("exp", "log2"),
+    "sqrt": ("square", "abs"),
+    "matmul": ("multiply", "add"),
+    "dot": ("multiply", "add"),
+    "einsum": (),
+    "argmax": ("argmin",),
+    "argmin": ("argmax",),
+}
 AXES = (0, 1, -1, -2, None)
 
 
@@ -68,7 +84,11 @@ def _number(node) -> float | None:
     """The value of a numeric literal (a negative one included), else None."""
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _number(node.operand) is not None:
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and _number(node.operand) is not None
+    ):
         return -_number(node.operand)
     return None
 
@@ -78,7 +98,9 @@ def _edits(node, params=()) -> list[tuple[str, object]]:
     node itself is left as it is."""
     out = []
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in params:
-        out += [ast.Name(other, ast.Load()) for other in params if other != node.id]  # the wrong input used
+        out += [
+            ast.Name(other, ast.Load()) for other in params if other != node.id
+        ]  # the wrong input used
     elif isinstance(node, ast.BinOp):
         for op in BINOPS.get(type(node.op), ()):
             out.append(ast.BinOp(node.left, op(), node.right))
@@ -87,9 +109,14 @@ def _edits(node, params=()) -> list[tuple[str, object]]:
         if isinstance(node.op, ast.MatMult):
             for side in ("left", "right"):
                 operand = getattr(node, side)
-                flipped = operand.value if isinstance(operand, ast.Attribute) and operand.attr == "T" \
+                flipped = (
+                    operand.value
+                    if isinstance(operand, ast.Attribute) and operand.attr == "T"
                     else ast.Attribute(operand, "T", ast.Load())
-                out.append(ast.BinOp(**{"left": node.left, "right": node.right, side: flipped}, op=node.op))
+                )
+                out.append(
+                    ast.BinOp(**{"left": node.left, "right": node.right, side: flipped}, op=node.op)
+                )
         out += [node.left, node.right]
     elif isinstance(node, ast.Attribute) and node.attr == "T":
         out.append(node.value)
@@ -104,7 +131,11 @@ def _edits(node, params=()) -> list[tuple[str, object]]:
             out.append(ast.Tuple(elts, node.ctx))
     elif _number(node) is not None:
         value = _number(node)
-        out += [_const(v) for v in dict.fromkeys((value + 1, value - 1, 0, -value, 2 * value)) if v != value]
+        out += [
+            _const(v)
+            for v in dict.fromkeys((value + 1, value - 1, 0, -value, 2 * value))
+            if v != value
+        ]
     elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
         out.append(ast.Constant(not node.value))
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -121,13 +152,23 @@ def _call_edits(node: ast.Call) -> list[ast.expr]:
         args[i], args[j] = args[j], args[i]
         out.append(ast.Call(node.func, args, node.keywords))
     for k, kw in enumerate(node.keywords):
-        rest = node.keywords[:k] + node.keywords[k + 1:]
+        rest = node.keywords[:k] + node.keywords[k + 1 :]
         out.append(ast.Call(node.func, node.args, rest))  # the keyword left out
         if kw.arg == "axis":
-            current = _number(kw.value) if not (isinstance(kw.value, ast.Constant) and kw.value.value is None) else None
+            current = (
+                _number(kw.value)
+                if not (isinstance(kw.value, ast.Constant) and kw.value.value is None)
+                else None
+            )
             for axis in AXES:
                 if axis != current:
-                    out.append(ast.Call(node.func, node.args, rest[:k] + [ast.keyword("axis", _const(axis))] + rest[k:]))
+                    out.append(
+                        ast.Call(
+                            node.func,
+                            node.args,
+                            rest[:k] + [ast.keyword("axis", _const(axis))] + rest[k:],
+                        )
+                    )
     return out
 
 
@@ -173,7 +214,9 @@ def _replace(root: ast.AST, old: ast.AST, new: ast.AST) -> None:
 
 def _inputs(content, reference, seed: int) -> dict[str, list[tuple]]:
     """The trusted inputs per function: the public cases and the content's random draws."""
-    inputs = {f: [args for _, args in cases] for f, cases in content.public_cases(reference).items()}
+    inputs = {
+        f: [args for _, args in cases] for f, cases in content.public_cases(reference).items()
+    }
     draw = getattr(content.module, "mutant_inputs", None)
     if draw:
         rng = np.random.default_rng(seed)
@@ -187,7 +230,7 @@ def equivalent(content, reference, mutant: Mutant, inputs, tolerance) -> bool:
     """Whether the mutant returns what the reference returns on every trusted input."""
     try:
         module = reference_mod.module_from_source(mutant.source, "mutant")
-    except Exception:  # noqa: BLE001 - a mutant that does not even load is not equivalent
+    except Exception:
         return False
     for function in content.functions:
         for args in inputs.get(function, ()):
@@ -195,7 +238,7 @@ def equivalent(content, reference, mutant: Mutant, inputs, tolerance) -> bool:
                 expected = getattr(reference, function)(*[np.array(a, dtype=float) for a in args])
                 try:
                     value = getattr(module, function)(*[np.array(a, dtype=float) for a in args])
-                except Exception:  # noqa: BLE001
+                except Exception:
                     return False
             if problem(value, expected, rtol=tolerance.rtol, atol=tolerance.atol) is not None:
                 return False
@@ -237,14 +280,26 @@ def run(course: Course, assignment: Assignment, *, jobs: int | None = None) -> R
             (subs / name).mkdir(parents=True)
             (subs / name / layout.code_file(assignment)).write_text(text, encoding="utf-8")
         # the kit's own mutants, not student code: whatever sandbox this machine offers
-        grade_mod.grade(course, subs, assignment=assignment.id, out=out, jobs=jobs, progress=False,
-                        pages=False, weak_sandbox=True)
+        grade_mod.grade(
+            course,
+            subs,
+            assignment=assignment.id,
+            out=out,
+            jobs=jobs,
+            progress=False,
+            pages=False,
+            weak_sandbox=True,
+        )
         control = results.read(results.path_for(out, CONTROL))
         if any(control.part_score(p.id) < control.part_max(p.id) for p in assignment.parts):
-            raise QkvError("the reference, written out as the mutants are, loses points: the mutation score "
-                           "would mean nothing; run `qkv validate` first")
+            raise QkvError(
+                "the reference, written out as the mutants are, loses points: the mutation score "
+                "would mean nothing; run `qkv validate` first"
+            )
         for students, m in zip(names, live):
-            lost = all(any(r.part_score(p.id) < r.part_max(p.id) for p in assignment.parts)
-                       for r in (results.read(results.path_for(out, name)) for name in students))
+            lost = all(
+                any(r.part_score(p.id) < r.part_max(p.id) for p in assignment.parts)
+                for r in (results.read(results.path_for(out, name)) for name in students)
+            )
             (caught if lost else survivors).append(m)
     return Report(len(mutants), len(mutants) - len(live), caught, survivors)

@@ -3,14 +3,15 @@
 Used by `qkv demo` (a class to grade), `qkv validate` (mutants that must lose points) and the
 benchmark. Everything is written from the reference and the catalogue, so it stays in step with both.
 """
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from qkv.release import steps as release
 from qkv.content import reference
 from qkv.course import layout
+from qkv.release import steps as release
 
 BROKEN = {
     "syntax_error": "import numpy as np\n\ndef {first}(X)\n    return X\n",
@@ -43,7 +44,9 @@ def class_sources(content) -> dict[str, str]:
     out.update({f"mistake_{m.id}": m.mutant_source(source) for m in content.catalogue})
     out["stub"] = stub(source)
     out["broken_syntax_error"] = BROKEN["syntax_error"].replace("{first}", content.functions[0])
-    out["broken_import_error"] = BROKEN["import_error"].replace("{module}", layout.module_name(content.assignment))
+    out["broken_import_error"] = BROKEN["import_error"].replace(
+        "{module}", layout.module_name(content.assignment)
+    )
     out[f"broken_endless_{content.endless}"] = endless(source, content.endless)
     return out
 
@@ -65,11 +68,17 @@ def answers_for(course, assignment, content):
             return "answers: [0.45, 0.10\n"
         if kind == "stub":
             return quiz_render.template(master)
-        key = quiz_render.answer_key(master, quiz.variant(master, course, assignment, student, content.reference),
-                                     student)
+        key = quiz_render.answer_key(
+            master, quiz.variant(master, course, assignment, student, content.reference), student
+        )
         if kind.startswith("mistake") and wrong:
             qid = wrong.split(":", 1)[0]
-            key = "\n".join(wrong if line.startswith(f"{qid}:") else line for line in key.splitlines()) + "\n"
+            key = (
+                "\n".join(
+                    wrong if line.startswith(f"{qid}:") else line for line in key.splitlines()
+                )
+                + "\n"
+            )
         return key
 
     return answers
@@ -81,7 +90,9 @@ def students(name: str, count: int) -> list[str]:
     return [name] + [f"{name}.{i}" for i in range(1, count)]
 
 
-def write_class(content, dest: Path, size: int | None = None, *, kinds=None, answers=None) -> list[str]:
+def write_class(
+    content, dest: Path, size: int | None = None, *, kinds=None, answers=None
+) -> list[str]:
     """Write submission folders into dest: each kind once, then cycled to `size` students.
 
     answers(student, kind), when given, supplies each student's answers.yaml (None: no file).
@@ -116,7 +127,9 @@ def notebook_submission(template: str, source: str, answers: str | None = None) 
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if notebook.is_solution(cell) and grade_id in spans:
             first, last = spans[grade_id]
-            cell["source"] = "".join(lines[first - 1:last])
-        elif answers is not None and cell.get("metadata", {}).get(notebook.ANSWERS_META, {}).get("answers"):
+            cell["source"] = "".join(lines[first - 1 : last])
+        elif answers is not None and cell.get("metadata", {}).get(notebook.ANSWERS_META, {}).get(
+            "answers"
+        ):
             cell["source"] = answers
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
