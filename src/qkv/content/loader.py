@@ -1,27 +1,8 @@
 """Loading an assignment's content: `solutions/<assignment>/` as a package, read once per process.
 
 The folder's `content.py` is trusted instructor code. It declares the functions students write and
-gives the hooks the engine calls; every other module of the folder (the mistake catalogue, the
-worked example, case generators) is its own business. Required names:
-
-    FUNCTIONS        the student's functions, in order
-    MISTAKES         tuple of qkv.content.mistakes.Mistake
-    example(ref)     the worked example: .as_json(), .render(), .matrices() -> {name: (values, rows, cols)};
-                     a hook declared example(ref, seed) also gets the course's seed
-    public_cases(ref, example) -> {function: [(case name, args), ...]}
-
-Optional names (defaults in brackets):
-
-    TUPLE_NAMES      {function: names of the items it returns as a tuple}  [{}]
-    CHAIN            the function (or tuple of functions) that calls those listed before it  [()]
-    cases            module of random case generators, given to the suites as `cases`  [None]
-    HONEST_VARIANTS  {variant: {function: source}}: correct solutions written differently  [{}]
-    ENDLESS          a function the synthetic class's endless loop goes into  [first function]
-    QUIZ_COMPUTE     {name: (input names, fn(ref, *inputs))}: answers the quiz computes  [{}]
-    feedback_section(recorded, example, tolerance) -> figures.Section or None  [None]
-    NOTEBOOK_SNIPPETS {name: code}: cells placed by <!-- qkv: snippet NAME --> in the story  [{}]
-    mutant_inputs(rng) -> {function: args}: random inputs that tell `qkv validate --mutants`
-                     which mutants are equivalent to the reference  [the public cases only]
+gives the hooks the engine calls, as `qkv.content.contract.HOOKS` lists them; every other module of
+the folder (the mistake catalogue, the worked example, case generators) is its own business.
 """
 
 from __future__ import annotations
@@ -39,11 +20,10 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from qkv.content import reference as reference_mod
+from qkv.content.contract import REQUIRED
 from qkv.content.mistakes import Catalogue
 from qkv.course import layout
 from qkv.errors import QkvError
-
-REQUIRED = ("FUNCTIONS", "MISTAKES", "example", "public_cases")
 
 
 @dataclass(frozen=True, eq=False)
