@@ -1,5 +1,6 @@
 """`qkv release`: ordered steps, the committed exercises/ in sync, and nothing secret shipped."""
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -36,7 +37,32 @@ def test_committed_exercises_are_exactly_what_release_produces(course, assignmen
         for p in (ROOT / "exercises" / "attention").rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     }
-    assert on_disk == files, "run `qkv release` and commit exercises/"
+    assert on_disk == files, (
+        "exercises/attention is not what release builds from solutions/: if you changed "
+        "solutions/ or the engine's release, run `qkv release` and commit exercises/"
+    )
+
+
+# Each kernel takes other paths through a matrix product, and so other last bits.
+@pytest.mark.parametrize("kernel", ["Haswell", "Nehalem", "Prescott"])
+def test_release_under_each_blas_kernel_is_the_committed_exercises(tmp_path, kernel):
+    env = {**os.environ, "OPENBLAS_CORETYPE": kernel}
+    for assignment in ("attention", "training"):
+        out = tmp_path / assignment
+        subprocess.run(
+            [sys.executable, "-c", "import sys, qkv.cli; sys.exit(qkv.cli.main())", "release", "--course", str(ROOT / "course.yaml"),
+             "--assignment", assignment, "--out", str(out), "--bundle", str(tmp_path / "b.zip")],
+            env=env, check=True, capture_output=True,
+        )  # fmt: skip
+        committed = ROOT / "exercises" / assignment
+        names = sorted(
+            p.relative_to(committed).as_posix()
+            for p in committed.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        )
+        assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == names
+        differ = [n for n in names if (out / n).read_bytes() != (committed / n).read_bytes()]
+        assert differ == [], f"{assignment} under OPENBLAS_CORETYPE={kernel}"
 
 
 def test_stub_keeps_signatures_and_raises_not_implemented(course, assignment, ref):

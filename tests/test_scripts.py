@@ -51,3 +51,9 @@ def test_bench_file_creation_compares_fresh_and_just_deleted_folders():
 def test_bench_dask_projects_a_class_from_a_small_one():
     out = _run("scripts/bench_dask.py", "--size", "4", "--workers", "1", "--project", "100")
     assert "dask executor, 1 worker(s)" in out and "chunks of up to 20 students" in out
+
+
+def test_demo_kernels_finds_the_gradebooks_identical_under_two_blas_kernels():
+    out = _run("scripts/demo_kernels.py", "--size", "2", "--kernels", "Haswell,Prescott")
+    assert "attention/graded/gradebook.csv: 2 students, identical under Haswell, Prescott" in out
+    assert "training/graded/gradebook.csv: 2 students, identical" in out

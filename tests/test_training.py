@@ -52,7 +52,7 @@ def test_committed_exercises_are_exactly_what_release_produces(course, training)
         for p in folder.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     }
-    assert built == on_disk
+    assert built == on_disk, "run `qkv release` if solutions/ changed, and commit exercises/"
 
 
 def test_the_release_gives_the_task_and_the_forward_pass_but_no_gradient(course, training):
