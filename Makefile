@@ -39,7 +39,7 @@ bench-dask: $(VENV)/.test
 	$(BIN)/python scripts/bench_dask.py
 
 schema: $(VENV)/.base
-	$(BIN)/python -m qkv.course.config > course.schema.json
+	$(BIN)/python -m qkv.course.schema > course.schema.json
 
 release: $(VENV)/.base
 	$(BIN)/qkv release

@@ -53,11 +53,12 @@ def timed(owner, name: str, label: str) -> None:
 
 
 def instrument() -> None:
-    from qkv.grade import batch, plan  # noqa: PLC0415
+    from qkv.grade import local, plan  # noqa: PLC0415
     from qkv.reports import feedback, outputs  # noqa: PLC0415
     from qkv.results import records as results
     from qkv.sandbox import host, session  # noqa: PLC0415
     from qkv.suites import calls
+    from qkv.suites import plugin as suite_plugin
     from qkv.suites import runner as suite_runner
 
     timed(suite_runner.SuiteRun, "grade", "other (per student)")
@@ -65,8 +66,8 @@ def instrument() -> None:
     timed(suite_runner.SuiteRun, "_run_test", "judge: the tests with the student's answers")
     timed(suite_runner.SuiteRun, "_finish", "finish: hints, result")
     timed(suite_runner, "with_files", "read the submission")
-    timed(suite_runner, "collect", "collect the suites")
-    timed(batch, "make_context", "load content, quiz master")
+    timed(suite_plugin, "collect", "collect the suites")
+    timed(local, "make_context", "load content, quiz master")
     timed(host.Sandbox, "open", "sandbox: spawn a child")
     timed(session.Session, "_load", "sandbox: wait for the load")
     timed(session.Session, "call_many", "sandbox: the batch of calls")
@@ -76,7 +77,7 @@ def instrument() -> None:
     timed(outputs, "write", "outputs: gradebook, report")
     timed(feedback, "render", "outputs: feedback pages")
     timed(plan, "make", "run: discover, what to regrade")
-    quiz = batch.extra_tests_for
+    quiz = local.extra_tests_for
 
     def extra_tests_for(*args):
         grade_quiz = quiz(*args)
@@ -86,7 +87,7 @@ def instrument() -> None:
         timed(holder, "grade", "finish: the quiz")
         return holder.grade
 
-    batch.extra_tests_for = extra_tests_for
+    local.extra_tests_for = extra_tests_for
 
 
 _zygotes: dict = {}  # zygote pid -> (its own CPU seconds, its own minor faults), read as its sandbox closes

@@ -14,7 +14,7 @@ import pytest
 
 from course_content import COURSE, ROOT
 from qkv.content import loader
-from qkv.suites import runner as suite_runner
+from qkv.suites import plugin as suite_plugin
 
 # In a fresh interpreter: the plain collection of some suite files, as JSON, and whether pytest got imported.
 PLAIN = textwrap.dedent("""
@@ -44,15 +44,15 @@ def _plain_in_fresh_interpreter(root, files) -> dict:
 
 
 def _pytests_own(root, files) -> list:
-    plugin = suite_runner.SuitePlugin(
-        suite_runner.GradingContext(COURSE, None, None, None), [], None
+    plugin = suite_plugin.SuitePlugin(
+        suite_plugin.GradingContext(COURSE, None, None, None), [], None
     )
     plugin.ctx.assignment = type(
         "AnyPart", (), {"part": staticmethod(lambda _: type("P", (), {"points": 1})())}
     )()
     code = pytest.main(
         [
-            *suite_runner.PYTEST_ARGS,
+            *suite_plugin.PYTEST_ARGS,
             "-p",
             "no:terminal",
             "--collect-only",
@@ -62,13 +62,13 @@ def _pytests_own(root, files) -> list:
         ],
         plugins=[plugin],
     )
-    suite_runner._forget_modules_under(root)
+    suite_plugin._forget_modules_under(root)
     assert code == 0
     return [
         [
             t.item.nodeid,
             t.part,
-            float(suite_runner._marker(t.item, "weight", 1)),
+            float(suite_plugin._marker(t.item, "weight", 1)),
             list(t.item._fixtureinfo.argnames),
         ]
         for t in plugin.tests

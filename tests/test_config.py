@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from qkv.cli import main
-from qkv.course import config
+from qkv.course import config, schema
 from qkv.errors import QkvError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,14 +116,14 @@ def test_missing_course_file_is_one_line(tmp_path, capsys):
 
 def test_committed_schema_is_the_generated_one():
     committed = json.loads((ROOT / config.SCHEMA_FILE).read_text())
-    assert committed == config.json_schema(), "run `make schema` to refresh course.schema.json"
+    assert committed == schema.json_schema(), "run `make schema` to refresh course.schema.json"
 
 
 def test_schema_accepts_the_course_and_rejects_what_the_loader_rejects():
-    schema = config.json_schema()
-    jsonschema.validate(RAW, schema)
+    course_schema = schema.json_schema()
+    jsonschema.validate(RAW, course_schema)
     bad = edited(lambda d: d["assignments"][0]["parts"][0].update(points="three"))
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(bad, schema)
+        jsonschema.validate(bad, course_schema)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(edited(lambda d: d.update(colour="blue")), schema)
+        jsonschema.validate(edited(lambda d: d.update(colour="blue")), course_schema)

@@ -16,7 +16,7 @@ import pytest
 from course_content import ROOT
 from qkv.cli import build_parser
 from qkv.content import contract
-from qkv.course.config import json_schema
+from qkv.course.schema import json_schema
 
 
 @pytest.fixture(scope="module")

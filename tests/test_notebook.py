@@ -14,7 +14,7 @@ from course_content import ASSIGNMENT, CATALOGUE, CONTENT
 from qkv.cli import main
 from qkv.errors import QkvError
 from qkv.grade.batch import grade
-from qkv.intake import notebook
+from qkv.intake import magics, notebook
 from qkv.intake.submissions import Submission, answers_source, read_code
 from qkv.quiz import grading as quiz
 from qkv.quiz import render as quiz_render
@@ -423,7 +423,7 @@ def test_a_cell_magic_skips_its_line_when_the_body_is_python_and_the_cell_when_n
     ],
 )
 def test_percent_and_bang_that_are_python_are_not_magics(source):
-    assert notebook.magic_lines(source) == []
+    assert magics.magic_lines(source) == []
 
 
 def test_magics_outside_the_solution_cells_are_fine(filled):

@@ -5,7 +5,8 @@ import pytest
 from qkv.course.config import parse_course
 from qkv.intake.submissions import Submission
 from qkv.sandbox.host import Sandbox
-from qkv.suites.runner import GradingContext, SuitePlugin
+from qkv.suites.plugin import SuitePlugin
+from qkv.suites.runner import GradingContext
 
 pytest_plugins = ["pytester"]
 

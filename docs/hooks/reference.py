@@ -1,7 +1,7 @@
 """MkDocs hook: the reference pages, generated from the code on every build, and the nav's order.
 
 The command line comes from `qkv.cli.build_parser()`, course.yaml from the JSON Schema that
-`qkv.course.config` derives from its dataclasses, and the content contract from
+`qkv.course.schema` derives from the config's dataclasses, and the content contract from
 `qkv.content.contract`. Nothing here is copied by hand, so a build cannot go stale.
 """
 
@@ -16,7 +16,7 @@ from mkdocs.structure.nav import Navigation, Section
 
 from qkv.cli import build_parser
 from qkv.content import contract
-from qkv.course.config import json_schema
+from qkv.course.schema import json_schema
 
 # The audiences in reading order; a folder not named here comes after them, by name.
 SECTIONS = ("students", "instructors", "graders", "integrations", "internals", "reference")
@@ -178,7 +178,7 @@ def course_markdown() -> str:
     lines = [
         "# course.yaml",
         "",
-        "Generated from the JSON Schema that `qkv.course.config` derives from the course's",
+        "Generated from the JSON Schema that `qkv.course.schema` derives from the course's",
         "dataclasses (`make schema` writes it to `course.schema.json`, for editors). Unknown keys",
         "are refused, with one line naming the path and the nearest known key.",
         "",

@@ -11,7 +11,7 @@ import io
 from dataclasses import dataclass
 
 from qkv.course import layout
-from qkv.course.config import read_text
+from qkv.course.files import read_text
 from qkv.errors import QkvError, did_you_mean
 
 REQUIRED = ("id", "name", "email", "section")

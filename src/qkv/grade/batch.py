@@ -9,16 +9,11 @@ force), so a killed batch completes to the same gradebook, and a changed input r
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
-import itertools
 import json
 import os
 import platform
-import signal
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,14 +26,11 @@ from qkv.course import layout
 from qkv.course import roster as roster_mod
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
-from qkv.grade import handins, processes, reuse
+from qkv.grade import handins, local, processes, reuse
 from qkv.grade import plan as plan_mod
-from qkv.intake.submissions import Submission, answers_source
 from qkv.results import records as results
-from qkv.results.records import StudentResult, atomic_write
-from qkv.sandbox import isolation
+from qkv.results.records import atomic_write
 from qkv.sandbox.host import Sandbox, layers, missing_text
-from qkv.suites.runner import GradingContext, collect, run_suites
 
 
 @dataclass
@@ -62,9 +54,6 @@ class Summary:
 
 
 SHOWN = 5  # students named per line of the summary
-IN_FLIGHT = (
-    4  # chunks handed to the pool per grading process at a time: the rest wait in the plan, on disk
-)
 
 
 def _names(students: list[str]) -> str:
@@ -94,201 +83,6 @@ def roster_lines(summary: Summary) -> list[str]:
             f"Graded {len(summary.unexpected)} not on the roster: {_names(summary.unexpected)}"
         )
     return lines
-
-
-def extra_tests_for(course: Course, assignment: Assignment, content):
-    """Tests graded outside the suites for each submission (the quiz), or None."""
-    if not assignment.quiz:
-        return None
-    from qkv.quiz import grading as quiz  # noqa: PLC0415 - only assignments with a quiz need it
-
-    master = quiz.load_quiz(course, assignment)
-    return lambda sub: quiz.grade_answers(
-        course,
-        assignment,
-        sub.student,
-        answers_source(course, sub),
-        content.reference,
-        master=master,
-    )
-
-
-def make_context(course: Course, assignment: Assignment, sandbox: Sandbox | None) -> GradingContext:
-    """The trusted state one grading process keeps for all its chunks (its sandbox may come later)."""
-    content = loader.load(course, assignment)
-    return GradingContext(
-        course, assignment, content, sandbox, extra_tests_for(course, assignment, content)
-    )
-
-
-def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=None):
-    """Grade one chunk in this (trusted) process; returns (students done, grader errors, their shares).
-
-    With `shares` (an outputs.PerStudent), each student's share of the run's outputs (their feedback
-    page, gradebook row and brief) is done here too, from the result as written, for students with a
-    single hand-in (of several, the one that counts is chosen once all are graded)."""
-    done, done_shares = [], {}
-
-    def on_result(result: StudentResult) -> None:
-        written = results.write(result, out)
-        done.append(result.student)
-        if shares is not None and not result.extra.get(
-            "handin"
-        ):  # as a later pass would read it back
-            done_shares[result.student] = shares(written.read_back())
-
-    errors = run_suites(ctx, chunk, on_result)
-    if shares is not None:
-        errors, shares.errors = errors + shares.errors, []
-    return done, errors, done_shares
-
-
-def _grading_state(
-    course: Course, assignment: Assignment, out: Path, pages: bool, sandbox: Sandbox | None = None
-):
-    """(context, shares): what a grading process keeps for the whole run, the suites collected, and
-    its students' share of the outputs (an outputs.PerStudent).
-
-    Once it is loaded, the collector need never walk it again (each student's garbage is a small
-    fraction of it), nor, in a grading process forked from this one, write to (and so copy) the
-    pages it shares with its parent."""
-    from qkv.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
-
-    ctx = make_context(course, assignment, sandbox)
-    collect(ctx)
-    shares = outputs.PerStudent(course, assignment, out, pages=pages)
-    gc.freeze()
-    return ctx, shares
-
-
-# -- the local executor: one grading process per job --------------------------------------------
-
-_worker: dict = {}
-
-
-def _init_worker(
-    parent: int,
-    course: Course,
-    assignment_id: str,
-    out: Path,
-    pages: bool,
-    early=(),
-    tokens: int | None = None,
-) -> None:
-    # A grading process ends with the run, however the run ends (SIGKILL included); so do its zygote
-    # (which dies with it, or with the command that started it) and everything that zygote started.
-    isolation.die_with_parent(signal.SIGKILL, parent=parent)
-    os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    sandbox = _take_one(early, tokens)
-    if sandbox is None:
-        sandbox = Sandbox(
-            course.limits, packages=course.packages
-        )  # claims a free slot until it closes
-    # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
-    import multiprocessing.util  # noqa: PLC0415 - imported already in a grading process
-
-    multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
-    if "ctx" not in _worker:  # a fresh interpreter (not forked): load what a forked one inherits
-        _worker["ctx"], _worker["shares"] = _grading_state(
-            course, course.assignment(assignment_id), out, pages
-        )
-    _worker["ctx"].sandbox = sandbox
-
-
-def _take_one(early, tokens: int | None) -> Sandbox | None:
-    """The sandbox the command started for this grading process: the one whose number this process
-    read first from `tokens` (a pipe holding one byte per sandbox), or None when none is left."""
-    if not early:
-        return None
-    token = os.read(tokens, 1)
-    os.close(tokens)
-    mine = early[token[0]] if token else None
-    for sandbox in early:
-        if sandbox is not mine:
-            sandbox.hand_over()  # another grading process's: this one must not hold its socket open
-    if mine is not None:
-        mine.take_over()
-    return mine
-
-
-def _grade_in_worker(chunk: list[Submission], out: Path):
-    return grade_chunk(_worker["ctx"], chunk, out, _worker["shares"])
-
-
-def run_local(
-    course: Course,
-    assignment: Assignment,
-    chunks,
-    out: Path,
-    jobs: int,
-    *,
-    pages: bool = True,
-    sandboxes=(),
-):
-    """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them.
-
-    `sandboxes`: started by the caller (processes.early_sandboxes), who closes them: with one job,
-    grading is done in this process with the first; with several, each grading process takes one."""
-    if jobs <= 1:
-        with (
-            contextlib.nullcontext(sandboxes[0])
-            if sandboxes
-            else Sandbox(course.limits, packages=course.packages) as box
-        ):
-            ctx, shares = _grading_state(course, assignment, out, pages, box)
-            for chunk in chunks:
-                yield grade_chunk(ctx, chunk, out, shares)
-        return
-    # Forked from this process once it holds what every grading process needs (the content, the
-    # collected suites, the quiz), they start in milliseconds with nothing to load, and each takes over
-    # one of the sandboxes started first thing (a zygote is a fresh interpreter as ever), or starts its
-    # own. With other threads running here (a fork copies none of them, nor what they were in the
-    # middle of), each starts afresh instead, sandbox included.
-    import multiprocessing  # noqa: PLC0415 - a run graded in this process alone needs none of it
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
-    from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
-
-    fork = threading.active_count() == 1
-    if fork:
-        _worker["ctx"], _worker["shares"] = _grading_state(course, assignment, out, pages)
-    mp = multiprocessing.get_context("fork" if fork else "spawn")
-    early, tokens = (list(sandboxes), os.pipe()) if fork and sandboxes else ([], None)
-    if tokens:
-        os.write(tokens[1], bytes(range(len(early))))
-        os.close(tokens[1])
-    try:
-        with ProcessPoolExecutor(
-            jobs,
-            mp_context=mp,
-            initializer=_init_worker,
-            initargs=(os.getpid(), course, assignment.id, out, pages, early, tokens and tokens[0]),
-        ) as pool:
-            chunks = iter(chunks)
-            in_flight = {
-                pool.submit(_grade_in_worker, chunk, out)
-                for chunk in itertools.islice(chunks, jobs * IN_FLIGHT)
-            }
-            for sandbox in early:  # every grading process is forked by the first submit
-                sandbox.hand_over()
-            while in_flight:
-                finished, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    try:
-                        done = future.result()
-                    except BrokenProcessPool:
-                        raise QkvError(
-                            "a grading process ended abruptly (killed from outside, or out of memory); the "
-                            "results written so far are kept: run the same command again to grade the rest"
-                        ) from None
-                    in_flight.update(
-                        pool.submit(_grade_in_worker, chunk, out)
-                        for chunk in itertools.islice(chunks, 1)
-                    )
-                    yield done
-    finally:
-        _worker.clear()
-        if tokens:
-            os.close(tokens[0])
 
 
 # -- the batch ----------------------------------------------------------------------------------
@@ -457,7 +251,7 @@ def _grade_found(
 
         tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
         bar = tqdm(total=plan.todo, unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
-    run = executor or functools.partial(run_local, pages=pages, sandboxes=sandboxes)
+    run = executor or functools.partial(local.run_local, pages=pages, sandboxes=sandboxes)
     from qkv.reports import spill  # noqa: PLC0415 - only a run that writes its outputs needs it
 
     with spill.Spill(

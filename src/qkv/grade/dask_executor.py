@@ -27,11 +27,11 @@ from qkv import __version__
 from qkv.content import loader
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
-from qkv.grade.batch import make_context
+from qkv.grade.local import make_context
 from qkv.intake.submissions import Submission, with_files
 from qkv.results import records as results
 from qkv.sandbox.host import Sandbox
-from qkv.suites.runner import run_suites
+from qkv.suites.plugin import run_suites
 
 try:
     import distributed

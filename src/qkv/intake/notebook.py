@@ -1,45 +1,11 @@
 """Reading a submitted notebook: the code of its solution cells, and its quiz answers cell.
 
-A notebook is untrusted JSON. Only the cells' sources are read (outputs, however large, are
-parsed over and dropped), and every problem becomes one QkvError line naming the file.
-
-Which cells are the student's code:
-
-- the code cells carrying nbgrader solution metadata (`"nbgrader": {"solution": true, ...}`), in
-  notebook order, when any cell carries it (the released notebook and nbgrader's do);
-- otherwise (a notebook whose metadata was lost, or one written from scratch), the code cells that
-  define one of the exercise's functions at the top level (`def name(...)` at column 0).
-
-From the other code cells the student wrote (those without nbgrader metadata; in a notebook
-without any, the cells that define none of the functions) only definitions are taken, line for
-line where they stand: top-level `def` and `class` (but not an exercise function that a solution
-cell defines: that cell is its graded one, and a scratch experiment must not override it; one whose
-solution cell was deleted, or still holds the release's stub, is taken), names bound to constants
-(`EPS = 1e-9`), and imports, guarded so that a module the grader lacks (a plotting library) costs
-nothing until it is used. Names bound to values worked out
-with numpy's or math's functions only (`TINY = np.finfo(float).tiny`; not `out = solve(X)`, a
-call of the student's own code, nor a plot) are taken too, each guarded, after the cell's
-definitions. A helper in a cell of its own is then there as it is in the notebook, while the cell's
-demo calls and plots are not run.
-Those cells are parsed here, in the trusted process, up to HELPER_BYTES of source all told: a cell
-beyond that is not taken, and the output says so.
-
-The map written beside the module says where each cell's part of it begins: the worker runs the
-parts one by one, as Jupyter runs cells, so a cell that fails does not stop the ones after it.
-The setup cell, the public checks and the plot (cells of the release, with metadata) are not
-taken. The extracted module starts with PRELUDE, the notebook's own setup import, so `np` is there
-as it is in the notebook.
-
-The grader runs plain Python, so IPython magics in a taken cell are skipped: a line magic or shell
-escape (`%timeit f(S)`, `!pip install x`) or a request for help (`np.exp?`) becomes `pass`, a cell
-magic whose body is Python (`%%time`) its first line only, and a cell under any other cell magic
-(`%%bash`) the whole cell;
-`%run helpers.py` becomes `from helpers import *` (the student's own module, grading/own_modules.py).
-The module prints one line for each, naming the cell and line, so the student's output says so.
-
-The quiz answers are the text of the cell(s) whose metadata holds `"qkv": {"answers": true}`,
-or, failing that, the cells that start with ANSWERS_HEADER, raw as released or made markdown or code
-by an editor without raw cells; they read exactly as answers.yaml.
+A notebook is untrusted JSON: only the cells' sources are read, and every problem becomes one
+QkvError line naming the file. The solution cells (by nbgrader metadata, else by defining an
+exercise function) are the student's code; of the other cells only definitions, constants and
+guarded imports are taken, so demo calls and plots do not run. Magics are skipped (magics.py).
+The quiz answers are the cells marked `"qkv": {"answers": true}` or starting with ANSWERS_HEADER.
+See docs/internals/notebooks.md for which cells are taken and why.
 """
 
 from __future__ import annotations
@@ -50,21 +16,13 @@ from pathlib import Path
 
 from qkv.errors import QkvError
 from qkv.intake import added_cells as added
-from qkv.intake import stubs
+from qkv.intake import magics, stubs
 from qkv.quiz.answers import Answers
 
 PRELUDE = "import numpy as np\n"
-PYTHON_CELL_MAGICS = frozenset(
-    {"time", "timeit", "capture", "prun", "debug"}
-)  # %%name whose body is Python
-MAGICS_NOTE = "(the grader runs plain Python)"
 HELPER_BYTES = (
     256 << 10
 )  # of the code cells a student added, at most this much source is parsed, all told
-RUN_MAGIC = re.compile(
-    r"%run[ \t]+(?:\.[/\\])?([A-Za-z_]\w*)\.py"
-)  # `%run helpers.py`: as `from helpers import *`
-HELP_LINE = re.compile(r"\?{1,2}[\w.*%]+|[\w.*%]+\?{1,2}")  # IPython's help: `np.exp?`, `??f`
 ANSWERS_HEADER = "# Quiz answers"
 ANSWERS_META = "qkv"
 ANSWERS_CELL_TYPES = (
@@ -147,86 +105,6 @@ def is_solution(cell: dict) -> bool:
     return cell.get("cell_type") == "code" and _meta(cell, "nbgrader").get("solution") is True
 
 
-def magic_lines(source: str) -> list[tuple[int, str]]:
-    """(line number, line) of each IPython magic or shell escape in a cell, in order.
-
-    A magic starts a logical line with % or ! (or is IPython's help, `np.exp?`); a % or != that
-    continues an expression inside brackets, after a backslash or inside a string is Python and is
-    left alone.
-    """
-    found = []
-    depth, quote, continued = 0, "", False
-    for number, line in enumerate(added.cell_lines(source), 1):
-        stripped = line.lstrip()
-        if (
-            not quote
-            and not depth
-            and not continued
-            and (
-                (stripped[:1] in ("%", "!") and not stripped.startswith("!="))
-                or HELP_LINE.fullmatch(stripped.rstrip())
-            )
-        ):
-            found.append((number, stripped))
-            continue
-        continued, i = False, 0
-        while i < len(line):
-            ch = line[i]
-            if quote:
-                if ch == "\\":
-                    i += 2
-                    continue
-                if line.startswith(quote, i):
-                    i, quote = i + len(quote), ""
-                    continue
-            elif ch == "#":
-                break
-            elif ch in "\"'":
-                quote = line[i : i + 3] if line[i : i + 3] in ('"""', "'''") else ch
-                i += len(quote)
-                continue
-            elif ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth = max(0, depth - 1)
-            elif ch == "\\" and i == len(line) - 1:
-                continued = True
-            i += 1
-        if (
-            len(quote) == 1
-        ):  # a one-quote string never spans lines (unless the student errs: a syntax error)
-            quote = ""
-    return found
-
-
-def without_magics(source: str, label: str) -> tuple[str, list[str]]:
-    """The cell's source with its magics skipped (see the module docstring), and a line on each."""
-    magics = magic_lines(source)
-    if not magics:
-        return source, []
-    lines = added.cell_lines(source)
-    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
-    if magics[0][0] == first + 1 and magics[0][1].startswith("%%"):
-        name = magics[0][1][2:].split(maxsplit=1)[0] if len(magics[0][1]) > 2 else ""
-        if (
-            name not in PYTHON_CELL_MAGICS
-        ):  # its body is not Python (a shell script, a file to write)
-            return "", [
-                f"{label}: skipped: the cell magic {magics[0][1][:40]!r} runs no Python here"
-            ]
-    notes = []
-    for number, text in magics:
-        line = lines[number - 1]
-        run = RUN_MAGIC.fullmatch(text.rstrip())
-        instead = (
-            f"from {run[1]} import *" if run else "pass"
-        )  # a module of the student's own, beside it
-        lines[number - 1] = line[: len(line) - len(line.lstrip())] + instead
-        said = f"read as {instead!r}" if run else "skipped"
-        notes.append(f"{label}, line {number}: IPython magic {text[:40]!r} {said}")
-    return "\n".join(lines) + "\n", notes
-
-
 def _label(cell: dict, number: int) -> str:
     grade_id = _meta(cell, "nbgrader").get("grade_id")
     if isinstance(grade_id, str) and grade_id.isprintable() and 0 < len(grade_id) <= 40:
@@ -276,7 +154,7 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
         source = source.replace("\r\n", "\n").replace(
             "\r", "\n"
         )  # lines end as the line map counts them
-        taken.append((label, *without_magics(source, label), solution))
+        taken.append((label, *magics.without_magics(source, label), solution))
     # A function whose solution cells hold only the release's stub is graded from a cell the student added.
     stubbed = {label: stubs.stub_lines(body) for label, body, _, solution in taken if solution}
     graded = {
@@ -290,7 +168,7 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
     for label, body, skipped, solution in taken:
         if solution:
             cells.append([label, "", body.rstrip()])
-            notes += [f"{note} {MAGICS_NOTE}" for note in skipped]
+            notes += [f"{note} {magics.MAGICS_NOTE}" for note in skipped]
             continue
         if (
             len(body) > parse_budget

@@ -15,14 +15,9 @@ from typing import Literal
 
 import numpy as np
 
-from qkv.course.config import (
-    Assignment,
-    Course,
-    _build,
-    _describe,
-    _f,
-    read_yaml,
-)  # quiz.yaml reads like course.yaml
+from qkv.course.config import Assignment, Course
+from qkv.course.declared import build, describe, described  # quiz.yaml reads like course.yaml
+from qkv.course.files import read_yaml
 from qkv.errors import QkvError
 from qkv.quiz.kinds import DEFAULT_TOLERANCE, KINDS, LETTERS, BadAnswer, parse
 
@@ -36,9 +31,9 @@ NDIM_WORDS = {0: "one number", 1: "a list of numbers", 2: "a list of rows of num
 class Choice:
     """One choice of a single or multiple choice question."""
 
-    text: str = _f("the choice as students read it")
-    correct: bool = _f("true for a right choice", False)
-    feedback: str | None = _f(
+    text: str = described("the choice as students read it")
+    correct: bool = described("true for a right choice", False)
+    feedback: str | None = described(
         "for a wrong choice: what picking it reveals, said when it is picked", None
     )
 
@@ -47,10 +42,12 @@ class Choice:
 class Draw:
     """Numbers drawn for each student."""
 
-    draw: tuple[int, ...] = _f("shape of the numbers drawn: [3] for a list, [2, 3] for a matrix")
-    low: float = _f("smallest value drawn")
-    high: float = _f("largest value drawn")
-    decimals: int = _f(
+    draw: tuple[int, ...] = described(
+        "shape of the numbers drawn: [3] for a list, [2, 3] for a matrix"
+    )
+    low: float = described("smallest value drawn")
+    high: float = described("largest value drawn")
+    decimals: int = described(
         "decimals each drawn value is rounded to (0 for whole numbers)", 1, minimum=0
     )
 
@@ -59,51 +56,53 @@ class Draw:
 class Computed:
     """An answer computed with the reference: a function of the inputs, or part of the example."""
 
-    compute: str | None = _f(
+    compute: str | None = described(
         "a computation the assignment's content names (QUIZ_COMPUTE), applied to "
         "the question's inputs",
         None,
     )
-    fixture: str | None = _f("a matrix of the assignment's worked example", None)
-    row: str | None = _f("that matrix's row with this label", None)
-    col: str | None = _f("that matrix's column with this label", None)
-    pick: int | None = _f("one entry (0-based) of a list result", None)
+    fixture: str | None = described("a matrix of the assignment's worked example", None)
+    row: str | None = described("that matrix's row with this label", None)
+    col: str | None = described("that matrix's column with this label", None)
+    pick: int | None = described("one entry (0-based) of a list result", None)
 
 
 @dataclass(frozen=True)
 class Trap:
     """A known wrong answer and what it reveals."""
 
-    answer: object = _f("the wrong answer, in the question's form")
-    feedback: str = _f("said when a student gives it")
+    answer: object = described("the wrong answer, in the question's form")
+    feedback: str = described("said when a student gives it")
 
 
 @dataclass(frozen=True)
 class Question:
     """One question of the master; `shape` and `letters` are derived when it loads."""
 
-    id: str = _f("stable id, the key in answers.yaml: lowercase letters, digits and dashes")
-    kind: Literal[tuple(KINDS)] = _f("question kind: " + ", ".join(KINDS))
-    text: str = _f("the question; {name} stands for the numbers of the input called name")
-    hint: str = _f(
+    id: str = described("stable id, the key in answers.yaml: lowercase letters, digits and dashes")
+    kind: Literal[tuple(KINDS)] = described("question kind: " + ", ".join(KINDS))
+    text: str = described("the question; {name} stands for the numbers of the input called name")
+    hint: str = described(
         "feedback for a wrong or missing answer: it teaches without giving the answer away"
     )
-    points: float = _f(
+    points: float = described(
         "weight: the question gets points / (sum of all points) of the quiz points", 1.0, minimum=0
     )
-    choices: tuple[Choice, ...] = _f(
+    choices: tuple[Choice, ...] = described(
         "the choices of a single or multiple question, right ones marked", ()
     )
-    answer: object = _f(
+    answer: object = described(
         "truefalse and numeric kinds: the answer, or {compute: ...} or {fixture: ...}", None
     )
-    inputs: object = _f(
+    inputs: object = described(
         "numbers in the text: name -> a fixed list, or {draw: shape, low, high}", None
     )
-    tolerance: float | None = _f(
+    tolerance: float | None = described(
         f"numeric kinds: largest accepted error per number (default {DEFAULT_TOLERANCE})", None
     )
-    traps: tuple[Trap, ...] = _f("numeric kinds: known wrong answers and what they reveal", ())
+    traps: tuple[Trap, ...] = described(
+        "numeric kinds: known wrong answers and what they reveal", ()
+    )
     shape: tuple = field(default=(), metadata={"internal": True})
     letters: str = field(default="", metadata={"internal": True})
 
@@ -112,9 +111,9 @@ class Question:
 class Quiz:
     """The quiz master of one assignment."""
 
-    title: str = _f("title shown above the quiz")
-    questions: tuple[Question, ...] = _f("the questions, in the order students see them")
-    intro: str | None = _f("text shown before the first question", None)
+    title: str = described("title shown above the quiz")
+    questions: tuple[Question, ...] = described("the questions, in the order students see them")
+    intro: str | None = described("text shown before the first question", None)
     source: str = field(default="quiz.yaml", metadata={"internal": True})
 
 
@@ -139,7 +138,7 @@ def parse_quiz(data, *, name: str = "quiz.yaml", content=None) -> Quiz:
         content: the assignment's content (qkv.content.loader.Content), which computed
             answers need; without it a {compute: ...} or {fixture: ...} answer is an error.
     """
-    quiz = _build(Quiz, data, f"{name}:")
+    quiz = build(Quiz, data, f"{name}:")
     if not quiz.questions:
         raise QkvError(f"{name}: questions: needs at least one question")
     questions, seen = [], set()
@@ -147,7 +146,7 @@ def parse_quiz(data, *, name: str = "quiz.yaml", content=None) -> Quiz:
         where = f"{name}: questions[{i}]"
         if not QUESTION_ID.match(q.id):
             raise QkvError(
-                f"{where}.id: use lowercase letters, digits and dashes, got {_describe(q.id)}"
+                f"{where}.id: use lowercase letters, digits and dashes, got {describe(q.id)}"
             )
         if q.id in seen:
             raise QkvError(f"{where}.id: duplicate id '{q.id}'")
@@ -176,7 +175,7 @@ def _check_question(q: Question, where: str, content) -> Question:
         return dataclasses.replace(q, answer=_parse_literal(q, q.answer, (), f"{where}.answer"))
     inputs = _check_inputs(q, where)
     if isinstance(q.answer, dict):
-        answer = _build(Computed, q.answer, f"{where}.answer")
+        answer = build(Computed, q.answer, f"{where}.answer")
         shape = _computed_shape(answer, inputs, f"{where}.answer", content)
     elif any(isinstance(v, Draw) for v in inputs.values()):
         raise QkvError(
@@ -240,13 +239,13 @@ def _check_choices(q: Question, where: str) -> Question:
 def _check_inputs(q: Question, where: str) -> dict:
     if q.inputs is not None and not isinstance(q.inputs, dict):
         raise QkvError(
-            f"{where}.inputs: expected a mapping of names to numbers, got {_describe(q.inputs)}"
+            f"{where}.inputs: expected a mapping of names to numbers, got {describe(q.inputs)}"
         )
     inputs = {}
     for name, value in (q.inputs or {}).items():
         sub = f"{where}.inputs.{name}"
         if isinstance(value, dict):
-            draw = _build(Draw, value, sub)
+            draw = build(Draw, value, sub)
             if not 1 <= len(draw.draw) <= 2 or min(draw.draw) < 1 or draw.low > draw.high:
                 raise QkvError(
                     f"{sub}: draw needs a shape of 1 or 2 positive sizes and low <= high"
@@ -263,7 +262,7 @@ def _check_inputs(q: Question, where: str) -> dict:
                 or not np.all(np.isfinite(array))
             ):
                 raise QkvError(
-                    f"{sub}: expected a list of numbers, a list of rows or a draw, got {_describe(value)}"
+                    f"{sub}: expected a list of numbers, a list of rows or a draw, got {describe(value)}"
                 )
             inputs[name] = array
     used = set(PLACEHOLDER.findall(q.text))

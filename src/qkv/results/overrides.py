@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 from qkv.course import layout
-from qkv.course.config import read_text
+from qkv.course.files import read_text
 from qkv.errors import QkvError, did_you_mean
 from qkv.results.outcomes import Outcome
 from qkv.results.records import StudentResult, TestResult

@@ -26,14 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qkv.sandbox import imports, isolation, wire
+from qkv.sandbox import imports, isolation, traces, wire
 from qkv.sandbox.pieces import after, split
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 MAX_STOPS = 20  # of a file's top-level statements that raised, the first so many are told
-INPUTS_REGION = (
-    ctypes.c_char * wire.INPUTS_BYTES
-)  # the inputs region's type, made once in the zygote
+# The inputs region's type, made once in the zygote.
+INPUTS_REGION = ctypes.c_char * wire.INPUTS_BYTES
 _F8 = np.dtype("<f8")
 
 
@@ -46,9 +45,8 @@ class Setup:
     uid: int | None
     limits: tuple  # ((resource, (soft, hard)), ...): all but RLIMIT_AS, which depends on the child
     memory: int  # bytes a child may map beyond what it has mapped when it confines itself
-    import_path: tuple[
-        str, ...
-    ]  # sys.path: the standard library through the opened folders (imports.py)
+    # sys.path: the standard library through the opened folders (imports.py).
+    import_path: tuple[str, ...]
     gate: imports.Gate  # the import gate, told the submission's own module name by each child
     keep: frozenset  # the zygote's descriptors a child keeps: 0-2 and the opened folders
     devnull: int  # the zygote's /dev/null, a child's stdin
@@ -63,17 +61,14 @@ def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> No
         os.dup2(setup.devnull, 0)
         os.dup2(out, 1)
         os.dup2(out, 2)
-        shared = isolation.map_shared(
-            inputs, INPUTS_REGION
-        )  # before the limits: not the submission's memory
+        # Mapped before the limits: it is not the submission's memory.
+        shared = isolation.map_shared(inputs, INPUTS_REGION)
         keep = sorted(setup.keep.union((req, rep) if ruleset is None else (req, rep, ruleset)))
+        # The zygote's control socket is among those closed, and the inputs' file.
         for low, high in zip(keep, keep[1:] + [65536]):
-            os.closerange(
-                low + 1, high
-            )  # the zygote's control socket among them, and the inputs' file
-        _signal.signal(
-            _signal.SIGINT, _signal.SIG_DFL
-        )  # signal.signal would build enums to say what it replaced
+            os.closerange(low + 1, high)
+        # _signal, as signal.signal would build enums to say what it replaced.
+        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
         confine(setup, workdir, entry, ruleset)
         Child(req, rep, workdir, entry, shared, setup.gate).serve()
     except EOFError:
@@ -148,59 +143,6 @@ def _write(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _where(line: int, cells) -> str:
-    """'line 12', or for a notebook 'cell 7 (score), line 3' (cells: [[first line, label], ...])."""
-    for first, label, *_ in reversed(cells or ()):
-        if isinstance(first, int) and line >= first:
-            return f"{label}, line {line - first + 1}"
-    return f"line {line}"
-
-
-def _student_trace(exc: BaseException, filename: str, cells=None) -> str:
-    """The traceback trimmed to the student's own frames: 'line 12 in score: return Q @ K'.
-
-    Frames are picked before their lines are looked up: the lines of numpy's own frames (a wrong
-    axis raises inside numpy's Python code) would have linecache read whole numpy modules for nothing.
-    """
-    own = [
-        (frame, line)
-        for frame, line in traceback.walk_tb(exc.__traceback__)
-        if frame.f_code.co_filename == filename
-    ]
-    frames = traceback.StackSummary.extract(own[-3:])
-    return "; ".join(
-        f"{_where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160]
-        for f in frames[-3:]
-    )
-
-
-def _describe(exc: BaseException, filename: str, cells=None) -> dict:
-    """The exception's type, message and where in the student's code, each of them plain text even
-    when the exception's own methods (__str__, say) raise in turn."""
-    try:
-        message = str(exc)[:300]
-    except BaseException:
-        message = "(its message could not be shown: turning it into text raised an exception too)"
-    try:
-        where = _student_trace(exc, filename, cells)
-    except BaseException:
-        where = ""
-    return {"type": type(exc).__name__[:80], "message": message, "where": where}
-
-
-def _raised(exc: BaseException, filename: str, cells=None) -> list:
-    info = _describe(exc, filename, cells)
-    return [wire.Op.RAISED, info["type"], info["message"], info["where"]]
-
-
-def _load_failure(e: BaseException, filename: str, cells) -> tuple[str, str, str]:
-    """(reason, message, where) of what a file's top lines raised."""
-    if isinstance(e, imports.NotAllowed):
-        return "import", str(e)[:300], _student_trace(e, filename, cells)
-    info = _describe(e, filename, cells)
-    return "import", f"loading raised {info['type']}: {info['message']}", info["where"]
-
-
 def _defines_functions(module) -> bool:
     """Whether the student's module holds a function of its own (one its code defined)."""
     return any(
@@ -236,13 +178,10 @@ class Child:
         # Code, tracebacks and warnings name the file as the student does, relative to the working
         # folder: the folder's random name would make the same submission's output differ per run.
         self.filename = entry
-        self.cells = (
-            None  # a notebook's map from lines to cells, written beside the code by the grader
-        )
-        self.streams = (
-            sys.stdout,
-            sys.stderr,
-        )  # the output pipe's, whatever the student puts in their place
+        # A notebook's map from lines to cells, written beside the code by the grader.
+        self.cells = None
+        # The output pipe's streams, whatever the student puts in their place.
+        self.streams = (sys.stdout, sys.stderr)
 
     def reply(self, header: dict, arrays=()) -> None:
         self.send(wire.pack(header, arrays))
@@ -271,7 +210,8 @@ class Child:
         module = type(sys)(name)
         module.__file__ = self.path
         sys.modules[name] = module
-        stopped = []  # a notebook's cells that did not run to their end, as Jupyter would go on after them
+        # A notebook's cells that did not run to their end, as Jupyter would go on after them.
+        stopped = []
         cell_count, first_failure = (
             len(pieces) - 1,
             None,
@@ -287,10 +227,8 @@ class Child:
                 exec(piece, module.__dict__)
             except MemoryError:
                 failure, rest = ("memory", "ran out of memory while loading", ""), None
-            except (
-                BaseException
-            ) as e:  # SystemExit and KeyboardInterrupt at import are the student's too
-                failure = _load_failure(e, self.filename, self.cells)
+            except BaseException as e:  # SystemExit, KeyboardInterrupt at import: the student's
+                failure = traces.load_failure(e, self.filename, self.cells)
                 rest = after(text, self.filename, e) if self.cells is None and not resumed else None
             else:
                 continue
@@ -298,33 +236,28 @@ class Child:
             first_failure = first_failure or failure
             if label is not None:
                 stopped.append((failure[0], f"{label} stopped: {failure[1]}{where}"))
-            elif (
-                resumed or rest or (self.cells is None and _defines_functions(module))
-            ):  # a file goes on
+            elif resumed or rest or (self.cells is None and _defines_functions(module)):
+                # A file goes on.
                 then = (
                     "the file's lines after it were run"
                     if rest or resumed
                     else "what the file defined before that is graded"
                 )
-                said = (
-                    failure[0],
-                    f"{failure[1]}{where}; {then}",
-                )  # once (`plot(A); savefig(f)` fails twice)
+                # Said once (`plot(A); savefig(f)` fails twice).
+                said = (failure[0], f"{failure[1]}{where}; {then}")
                 stopped += [said] if len(stopped) < MAX_STOPS and said not in stopped else []
                 pieces += [(None, statement, text) for statement in rest or ()]
                 resumed = resumed or bool(rest)
             else:  # nothing to go on with (a notebook's first lines are the grader's own)
                 self._ungradable(*failure)
                 return
-        if (
-            self.cells is None and first_failure and not _defines_functions(module)
-        ):  # ran on, and defined nothing
+        # A file that ran on, and defined nothing.
+        if self.cells is None and first_failure and not _defines_functions(module):
             self._ungradable(*first_failure)
             return
         refused = self._refused()
-        if refused and not _defines_functions(
-            module
-        ):  # it imported what it may not, and defined nothing
+        # It imported what it may not, and defined nothing.
+        if refused and not _defines_functions(module):
             message, where = refused[0]
             self.reply(
                 {"op": wire.Op.UNGRADABLE, "reason": "import", "message": message, "where": where}
@@ -362,15 +295,14 @@ class Child:
         self.gate.loading = None
         seen: dict = {}
         for message, line, code in self.gate.refused:
-            seen.setdefault(message, f"{_where(line, self.cells)} in <module>: {code}"[:160])
+            seen.setdefault(message, f"{traces.where(line, self.cells)} in <module>: {code}"[:160])
         return list(seen.items())
 
     def _syntax(self, e: SyntaxError) -> str:
-        if (
-            not e.lineno
-        ):  # the compiler gave up on the whole file without a line (see pieces._compile)
+        # The compiler gave up on the whole file without a line (see pieces._compile).
+        if not e.lineno:
             return f"syntax error: {e.msg}"
-        where = _where(e.lineno, self.cells)
+        where = traces.where(e.lineno, self.cells)
         return f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"
 
     def call(self, function: str, args, originals) -> tuple[list, list]:
@@ -390,10 +322,8 @@ class Child:
             return [wire.Op.NOT_IMPLEMENTED], []
         except MemoryError:
             return [wire.Op.MEMORY], []
-        except (
-            BaseException
-        ) as e:  # RecursionError, SystemExit, ...: the student's, reported as raised
-            return _raised(e, self.filename, self.cells), []
+        except BaseException as e:  # RecursionError, SystemExit, ...: the student's, as raised
+            return traces.raised(e, self.filename, self.cells), []
         arrays = []
         try:
             value = wire.encode_value(result, arrays)
@@ -421,9 +351,8 @@ class Child:
         for function, *trees in header["calls"]:
             args, originals = [], []
             for tree in trees:
-                if (
-                    type(tree) is list and tree and type(tree[0]) is int
-                ) or tree == []:  # an array: its shape
+                # An array comes as its shape.
+                if (type(tree) is list and tree and type(tree[0]) is int) or tree == []:
                     end = offset + 8 * math.prod(tree)
                     value = np.frombuffer(region, _F8, (end - offset) >> 3, offset).reshape(tree)
                 else:  # (the grader sends arrays; anything else is decoded the careful way)

@@ -17,42 +17,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from qkv.sandbox import folders, wire
+from qkv.sandbox import folders, replies, wire
 from qkv.sandbox.inputs import InputsRegion
 from qkv.sandbox.ops import ZygoteGone
+from qkv.sandbox.replies import CallResult, LoadResult
 
 DRAIN_BYTES = 1 << 20  # output read per wake-up: a flood cannot keep the reader from its deadline
-
-
-@dataclass(frozen=True)
-class CallResult:
-    """What one call of a student function came to.
-
-    kind: returned | raised | not_implemented | missing | timeout | memory | exited | invalid
-    """
-
-    kind: str
-    value: object = None
-    inputs_changed: tuple[bool, ...] = ()
-    message: str = ""
-
-
-@dataclass
-class LoadResult:
-    ok: bool
-    reason: str = ""  # syntax | import | memory | timeout | exited | unreadable
-    message: str = ""
-    stopped: tuple[
-        str, ...
-    ] = ()  # loaded, but these stopped: cells of a notebook, or the file after some defs
-
-
-def one_line(text, limit: int) -> str:
-    """A message from the child as one printable line of at most `limit` characters."""
-    flat = " ".join(str(text).split())
-    if not flat.isprintable():
-        flat = "".join(c if c.isprintable() else "?" for c in flat)
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 @dataclass
@@ -234,27 +204,14 @@ class Session:
                 False, "invalid", f"the process sent a malformed message while loading ({_why(e)})"
             )
         try:
-            return self._loaded(header)
+            result = replies.loaded(header)
         except Exception as e:
-            self.close()
-            return LoadResult(
+            result = LoadResult(
                 False, "invalid", f"the process sent a malformed message while loading ({_why(e)})"
             )
-
-    def _loaded(self, header: dict) -> LoadResult:
-        if header.get("op") == wire.Op.LOADED:
-            stopped = header.get("stopped")
-            return LoadResult(
-                True,
-                stopped=tuple(one_line(t, 300) for t in stopped[:20])
-                if type(stopped) is list
-                else (),
-            )
-        self.close()
-        message = one_line(header.get("message", "could not be loaded"), 300)
-        where = one_line(header.get("where", ""), 300)
-        reason = one_line(header.get("reason", "import"), 20)
-        return LoadResult(False, reason, message + (f" ({where})" if where else ""))
+        if not result.ok:
+            self.close()
+        return result
 
     def call(self, function: str, args, *, timeout: float | None = None) -> CallResult:
         """Call a student function on plain arrays; never raises for anything the child does."""
@@ -299,7 +256,14 @@ class Session:
                     raise wire.WireError(
                         f"the values returned add up to more than {wire.MAX_VALUES >> 20} MiB"
                     )
-                done += self._results(calls[len(done) :], header, payload)
+                done += replies.results(
+                    calls[len(done) :],
+                    header,
+                    payload,
+                    entry=self.entry,
+                    stopped=self._load_result.stopped if self._load_result else (),
+                    memory_mb=self.sandbox.limits.memory_mb,
+                )
                 if len(done) == len(calls):
                     return self._seen(done, batch)
         except _Timeout:
@@ -353,55 +317,6 @@ class Session:
             else r
             for r, changed in zip(results, seen)
         ]
-
-    def _results(self, calls, header: dict, payload: bytes) -> list[CallResult]:
-        """The results one reply frame holds: at least one, and no more than the calls still unanswered."""
-        items = header.get("results")
-        if (
-            header.get("op") != wire.Op.RESULTS
-            or not isinstance(items, list)
-            or not 0 < len(items) <= len(calls)
-        ):
-            raise wire.WireError("unknown reply")
-        out, offset = [], 0
-        for (function, args), item in zip(calls, items):
-            if type(item) is not list or not item:
-                raise wire.WireError("a result is not a list")
-            result, offset = self._result(function, args, item, payload, offset)
-            out.append(result)
-        return out
-
-    def _result(
-        self, function: str, args, item: list, payload, offset: int
-    ) -> tuple[CallResult, int]:
-        op = item[0]
-        if op == wire.Op.RETURNED and len(item) == 3:
-            value, offset = wire.decode_value(item[1], payload, offset)
-            changed = item[2]  # per input: whether the call changed it (bit for bit)
-            if type(changed) is not list or not all(type(c) is bool for c in changed):
-                raise wire.WireError("changed is not a list of booleans")
-            return CallResult("returned", value, tuple(changed[: len(args)])), offset
-        if op == wire.Op.RAISED and len(item) == 4:
-            text = f"raised {one_line(item[1], 80)}: {one_line(item[2], 300)}"
-            where = one_line(item[3], 400)
-            return CallResult("raised", message=text + (f" ({where})" if where else "")), offset
-        if op == wire.Op.NOT_IMPLEMENTED:
-            return CallResult(
-                "not_implemented", message=f"{function}() is not implemented yet"
-            ), offset
-        if op == wire.Op.MISSING:
-            stopped = self._load_result.stopped if self._load_result else ()
-            why = f" ({'; '.join(stopped)})"[:700] if stopped else ""
-            return CallResult(
-                "missing", message=f"{self.entry} defines no function {function}(){why}"
-            ), offset
-        if op == wire.Op.MEMORY:
-            return CallResult(
-                "memory",
-                message=f"{function}() ran out of memory "
-                f"(limit {self.sandbox.limits.memory_mb} MiB)",
-            ), offset
-        raise wire.WireError("unknown reply")
 
     # -- ending ----------------------------------------------------------------------------------
 

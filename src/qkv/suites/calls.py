@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qkv.content.mistakes import inputs_key
-from qkv.sandbox.session import CallResult
+from qkv.sandbox.replies import CallResult
 from qkv.suites.expect import Expect, StudentProblem
 
 ENDING = ("timeout", "exited", "invalid")  # results after which a worker is gone
