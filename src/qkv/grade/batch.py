@@ -9,16 +9,19 @@ force), so a killed batch completes to the same gradebook, and a changed input r
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import platform
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from qkv import __version__
 from qkv.content import loader
@@ -28,9 +31,14 @@ from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
 from qkv.grade import handins, local, processes, reuse
 from qkv.grade import plan as plan_mod
+from qkv.reports import outputs, spill
 from qkv.results import records as results
 from qkv.results.records import atomic_write
+from qkv.sandbox import isolation
 from qkv.sandbox.host import Sandbox, layers, missing_text
+
+# executor(course, assignment, chunks, out, jobs) -> (done, errors, *shares) per chunk.
+Executor = Callable[..., Iterator[tuple]]
 
 
 @dataclass
@@ -85,9 +93,6 @@ def roster_lines(summary: Summary) -> list[str]:
     return lines
 
 
-# -- the batch ----------------------------------------------------------------------------------
-
-
 def check_options(submissions: Path, out: Path, jobs: int | None, assignment: str) -> None:
     """Refuse, with one line, options that would grade the wrong thing or fail later."""
     submissions = layout.submissions_root(submissions, assignment)
@@ -128,6 +133,179 @@ def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs:
     }
 
 
+@dataclass
+class Run:
+    """One grading run: its options, and what each stage of STAGES adds to it."""
+
+    course: Course
+    assignment: Assignment
+    submissions: Path
+    out: Path
+    jobs: int | None
+    force: bool
+    progress: bool
+    pages: bool
+    executor: Executor | None
+    weak_sandbox: bool
+    sandboxes: list[Sandbox]
+    started: float = field(default_factory=time.monotonic)
+    # What the context managers the stages enter are kept open by, until the run ends.
+    stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
+    found: isolation.Layers | None = None
+    skipped: list[str] = field(default_factory=list)
+    plan: plan_mod.Plan | None = None
+    roster: roster_mod.Roster | None = None
+    summary: Summary = field(default_factory=Summary)
+    shares: spill.Spill | None = None
+    isolation: str = ""  # as the executor reports it, once it has run
+
+
+def check_run_options(run: Run) -> None:
+    """Refuse options that would grade the wrong thing, and a sandbox that lacks a layer."""
+    check_options(run.submissions, run.out, run.jobs, run.assignment.id)
+    run.found = layers()
+    if run.found.missing and not run.weak_sandbox and run.executor is None:
+        raise QkvError(
+            f"the sandbox here lacks {missing_text(run.found)}; student code would be less "
+            "contained. Grade on a machine that has them, or pass --weak-sandbox to accept it"
+        )
+
+
+def start_sandboxes(run: Run) -> None:
+    """A local run's first zygote warms up while the class, the content and earlier results are
+    read; an executor's workers have sandboxes of their own."""
+    if run.executor is not None:
+        _close(run.sandboxes)
+    elif not run.sandboxes:
+        run.sandboxes.append(Sandbox(run.course.limits, packages=run.course.packages))
+
+
+def load_content(run: Run) -> None:
+    """A part function the reference lacks, or broken content, stops the run here."""
+    loader.load(run.course, run.assignment)
+
+
+def discover(run: Run) -> None:
+    """The class's hand-ins, each with why it is graded or that its result is reused."""
+    run.plan = run.stack.enter_context(
+        plan_mod.make(run.course, run.assignment, run.submissions, run.out, run.force, run.skipped)
+    )
+
+
+def plan_processes(run: Run) -> None:
+    """How many grading processes, the summary so far, and a clean results folder."""
+    plan, executor = run.plan, run.executor
+    assert plan is not None and run.found is not None
+    run.roster = roster_mod.load(run.course)
+    summary = run.summary = Summary(
+        skipped=run.skipped,
+        students=plan.students,
+        isolation=run.found.describe(),
+        weak_sandbox=run.found.missing if executor is None else [],
+    )
+    if run.roster is not None:
+        summary.missing = sorted(set(run.roster.ids) - set(plan.students))
+        summary.unexpected = sorted(set(plan.students) - set(run.roster.ids))
+    summary.regraded = plan.regraded
+    summary.reused = plan.count - plan.todo
+    jobs = run.jobs
+    if jobs is None:
+        jobs = processes.default_jobs(plan.todo) if executor is None else os.cpu_count() or 1
+    run.jobs = max(1, min(jobs, plan.todo or 1))
+    if executor is None:  # more were started than this run needs (earlier results reused, say)
+        extra = run.sandboxes[run.jobs :]
+        del run.sandboxes[run.jobs :]
+        _close(extra)
+    results_dir = run.out / results.RESULTS_DIR
+    results_dir.mkdir(parents=True, exist_ok=True)
+    for stale in results_dir.glob(".*.tmp"):  # left by a run killed mid-write
+        stale.unlink(missing_ok=True)
+
+
+def grade_chunks(run: Run) -> None:
+    """Grade the plan's chunks; each student's share of the outputs is done where they are graded."""
+    plan, summary = run.plan, run.summary
+    assert plan is not None and run.jobs is not None
+    bar = None
+    if run.progress and plan.todo:
+        tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
+        bar = tqdm(total=plan.todo, unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
+    execute = run.executor or functools.partial(
+        local.run_local, pages=run.pages, sandboxes=run.sandboxes
+    )
+    shares = run.shares = run.stack.enter_context(spill.Spill(run.out))
+    try:
+        chunks = plan.chunks(run.jobs)
+        for done, errors, *done_shares in execute(
+            run.course, run.assignment, chunks, run.out, run.jobs
+        ):
+            summary.graded += len(done)
+            summary.errors += errors
+            for batch in done_shares:
+                shares.add(batch)
+            if bar:
+                bar.update(len(done))
+    finally:
+        if bar:
+            bar.close()
+    run.isolation = getattr(execute, "isolation", "")
+
+
+def check_complete(run: Run) -> None:
+    """Every hand-in has its result, or the run says so and keeps what it has."""
+    assert run.plan is not None
+    lost = [
+        sub.key
+        for sub, _ in run.plan.each()
+        if not results.path_for(run.out, sub.student, sub.handin).is_file()
+    ]
+    if lost:
+        raise QkvError(
+            f"{len(lost)} submissions got no result (first: {lost[0]}); rerun to complete the batch"
+        )
+
+
+def select_handins(run: Run) -> None:
+    """Of a student's several hand-ins, the one that counts."""
+    assert run.plan is not None
+    subs = (sub for sub, _ in run.plan.each())
+    handins.select(run.assignment, run.out, subs, run.course.resubmissions)
+
+
+def write_outputs(run: Run) -> None:
+    """run.json, the gradebook, and with `pages` the report."""
+    assert run.shares is not None and run.jobs is not None
+    summary = run.summary
+    summary.isolation = run.isolation or summary.isolation
+    summary.seconds = time.monotonic() - run.started
+    metadata = run_metadata(run.course, run.assignment, summary, run.jobs)
+    atomic_write(run.out / layout.RUN_FILE, json.dumps(metadata, indent=1) + "\n")
+    summary.tally = outputs.write(
+        run.course,
+        run.assignment,
+        run.out,
+        summary.students,
+        pages=run.pages,
+        roster=run.roster,
+        done=run.shares.in_order(),
+        errors=summary.errors,
+    )
+
+
+# The grading pipeline, in order; a test asserts it.
+STAGES = (
+    check_run_options,
+    start_sandboxes,
+    load_content,
+    discover,
+    plan_processes,
+    grade_chunks,
+    check_complete,
+    select_handins,
+    write_outputs,
+)
+
+
 def grade(
     course: Course,
     submissions: Path,
@@ -138,192 +316,64 @@ def grade(
     force: bool = False,
     progress: bool = True,
     pages: bool = True,
-    executor=None,
+    executor: Executor | None = None,
     weak_sandbox: bool = False,
-    sandboxes=(),
+    sandboxes: Iterable[Sandbox] = (),
 ) -> Summary:
-    """Grade every submission in `submissions` into `out`; returns what happened.
+    """Grade every submission in `submissions` into `out`, stage by stage (STAGES).
 
     Args:
-        jobs: grading processes (default: all cores, but one per processes.STUDENTS_PER_PROCESS students to grade).
+        course: the course.
+        submissions: the folder of submissions (or nbgrader's course folder).
+        assignment: the id of the assignment graded.
+        out: where the gradebook, results and pages go.
+        jobs: grading processes (default: all cores, but one per processes.STUDENTS_PER_PROCESS
+            students to grade).
         force: regrade students whose results already exist.
         progress: show a progress bar on stderr.
         pages: write feedback/<student>.html and report.html.
         executor: executor(course, assignment, chunks, out, jobs) yielding (done, errors) per chunk;
-            default: local processes (`run_local`). One whose sandboxes run elsewhere (Dask) reports
-            their isolation in an `isolation` attribute once it has run.
+            default: local processes (`local.run_local`). One whose sandboxes run elsewhere (Dask)
+            reports their isolation in an `isolation` attribute once it has run.
         weak_sandbox: grade even when this machine lacks an isolation layer (recorded in run.json);
             without it, a missing layer stops the run with a QkvError naming it.
-        sandboxes: the grading processes' sandboxes, started by the caller (processes.early_sandboxes);
-            closed here, used or not.
+        sandboxes: the grading processes' sandboxes, started by the caller
+            (processes.early_sandboxes); closed here, used or not.
+
+    Returns:
+        What the run did, for the command to print.
+
+    Raises:
+        QkvError: options, the sandbox or the class keep the run from grading, or a grading
+            process ended abruptly (the results written so far are kept).
     """
     started = time.monotonic()
-    sandboxes = list(sandboxes)
+    boxes = list(sandboxes)
     try:
-        a = course.assignment(assignment)
-        out, submissions = Path(out), Path(submissions)
-        check_options(submissions, out, jobs, a.id)
-        found = layers()
-        if found.missing and not weak_sandbox and executor is None:
-            raise QkvError(
-                f"the sandbox here lacks {missing_text(found)}; student code would be less contained. "
-                "Grade on a machine that has them, or pass --weak-sandbox to accept it"
-            )
-        if executor is not None:  # its workers have their own
-            _close(sandboxes)
-        elif (
-            not sandboxes
-        ):  # its zygotes warm up while the class, the content and earlier results are read
-            sandboxes.append(Sandbox(course.limits, packages=course.packages))
-        loader.load(
-            course, a
-        )  # a part function the reference lacks, or broken content, stops the run here
-        skipped: list[str] = []
-        with plan_mod.make(course, a, submissions, out, force, skipped) as plan:
-            return _grade_found(
-                course,
-                a,
-                out,
-                plan,
-                skipped,
-                found,
-                jobs=jobs,
-                progress=progress,
-                pages=pages,
-                executor=executor,
-                sandboxes=sandboxes,
-                started=started,
-            )
+        run = Run(
+            course,
+            course.assignment(assignment),
+            Path(submissions),
+            Path(out),
+            jobs,
+            force,
+            progress,
+            pages,
+            executor,
+            weak_sandbox,
+            boxes,
+            started,
+        )
+        with run.stack:
+            for stage in STAGES:
+                stage(run)
+        return run.summary
     finally:
-        _close(sandboxes)
+        _close(boxes)
 
 
-def _close(sandboxes: list) -> None:
+def _close(sandboxes: list[Sandbox]) -> None:
     """Close every sandbox of the list and empty it (for one handed to a grading process, closing
     reaps its keeper and frees what this process claimed for it)."""
     while sandboxes:
         sandboxes.pop().close()
-
-
-def _grade_found(
-    course: Course,
-    a: Assignment,
-    out: Path,
-    plan: plan_mod.Plan,
-    skipped,
-    found,
-    *,
-    jobs,
-    progress,
-    pages,
-    executor,
-    sandboxes,
-    started,
-) -> Summary:
-    roster = roster_mod.load(course)
-    students = plan.students
-    summary = Summary(
-        skipped=skipped,
-        students=students,
-        isolation=found.describe(),
-        weak_sandbox=found.missing if executor is None else [],
-    )
-    if roster is not None:
-        summary.missing = sorted(set(roster.ids) - set(students))
-        summary.unexpected = sorted(set(students) - set(roster.ids))
-    summary.regraded = plan.regraded
-    summary.reused = plan.count - plan.todo
-    if jobs is None:
-        jobs = processes.default_jobs(plan.todo) if executor is None else os.cpu_count() or 1
-    jobs = max(1, min(jobs, plan.todo or 1))
-    if executor is None:
-        _close(
-            sandboxes[jobs:]
-        )  # more were started than this run needs (earlier results reused, say)
-        del sandboxes[jobs:]
-    results_dir = out / results.RESULTS_DIR
-    results_dir.mkdir(parents=True, exist_ok=True)
-    for stale in results_dir.glob(".*.tmp"):  # left by a run killed mid-write
-        stale.unlink(missing_ok=True)
-    bar = None
-    if progress and plan.todo:
-        from tqdm import tqdm  # noqa: PLC0415 - only interactive runs draw a bar
-
-        tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
-        bar = tqdm(total=plan.todo, unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
-    run = executor or functools.partial(local.run_local, pages=pages, sandboxes=sandboxes)
-    from qkv.reports import spill  # noqa: PLC0415 - only a run that writes its outputs needs it
-
-    with spill.Spill(
-        out
-    ) as shares:  # their share of the outputs, done by the processes that graded them
-        try:
-            for done, errors, *done_shares in run(course, a, plan.chunks(jobs), out, jobs):
-                summary.graded += len(done)
-                summary.errors += errors
-                for batch in done_shares:
-                    shares.add(batch)
-                if bar:
-                    bar.update(len(done))
-        finally:
-            if bar:
-                bar.close()
-        return _finish(
-            course,
-            a,
-            out,
-            summary,
-            plan,
-            shares,
-            roster=roster,
-            jobs=jobs,
-            pages=pages,
-            isolation=getattr(run, "isolation", ""),
-            started=started,
-        )
-
-
-def _finish(
-    course: Course,
-    a: Assignment,
-    out: Path,
-    summary: Summary,
-    plan: plan_mod.Plan,
-    shares,
-    *,
-    roster,
-    jobs,
-    pages,
-    isolation,
-    started,
-) -> Summary:
-    """Once every submission is graded: check that each has its result, choose among hand-ins, and
-    write run.json, the gradebook, and with `pages` the report."""
-    from qkv.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
-
-    summary.isolation = isolation or summary.isolation
-    lost = [
-        sub.key
-        for sub, _ in plan.each()
-        if not results.path_for(out, sub.student, sub.handin).is_file()
-    ]
-    if lost:
-        raise QkvError(
-            f"{len(lost)} submissions got no result (first: {lost[0]}); rerun to complete the batch"
-        )
-    handins.select(a, out, (sub for sub, _ in plan.each()), course.resubmissions)
-    summary.seconds = time.monotonic() - started
-    atomic_write(
-        out / layout.RUN_FILE, json.dumps(run_metadata(course, a, summary, jobs), indent=1) + "\n"
-    )
-    summary.tally = outputs.write(
-        course,
-        a,
-        out,
-        summary.students,
-        pages=pages,
-        roster=roster,
-        done=shares.in_order(),
-        errors=summary.errors,
-    )
-    return summary

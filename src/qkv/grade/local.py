@@ -9,15 +9,21 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import threading
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 
 from qkv.content import loader
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
 from qkv.intake.submissions import Submission, answers_source
+from qkv.reports import outputs
 from qkv.results import records as results
 from qkv.results.records import StudentResult
 from qkv.sandbox import isolation
@@ -76,54 +82,77 @@ def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=
     return done, errors, done_shares
 
 
-def _grading_state(
-    course: Course, assignment: Assignment, out: Path, pages: bool, sandbox: Sandbox | None = None
-):
-    """(context, shares): what a grading process keeps for the whole run, the suites collected, and
-    its students' share of the outputs (an outputs.PerStudent).
+@dataclass
+class GradingProcess:
+    """What a grading process keeps for the whole run: the context with the suites collected, and
+    its students' share of the outputs."""
 
-    Once it is loaded, the collector need never walk it again (each student's garbage is a small
-    fraction of it), nor, in a grading process forked from this one, write to (and so copy) the
-    pages it shares with its parent."""
-    from qkv.reports import outputs  # noqa: PLC0415 - only a run that writes its outputs needs them
+    ctx: GradingContext
+    shares: outputs.PerStudent
 
-    ctx = make_context(course, assignment, sandbox)
-    collect(ctx)
-    shares = outputs.PerStudent(course, assignment, out, pages=pages)
-    gc.freeze()
-    return ctx, shares
+    @classmethod
+    def load(
+        cls,
+        course: Course,
+        assignment: Assignment,
+        out: Path,
+        pages: bool,
+        sandbox: Sandbox | None = None,
+    ) -> GradingProcess:
+        """Load the content, collect the suites, then freeze the collector.
+
+        Once it is loaded, the collector need never walk it again (each student's garbage is a small
+        fraction of it), nor, in a grading process forked from this one, write to (and so copy) the
+        pages it shares with its parent.
+
+        Args:
+            course: the course.
+            assignment: the assignment graded.
+            out: where the run writes.
+            pages: whether the run writes feedback pages.
+            sandbox: the process's sandbox, or None when it comes later.
+
+        Returns:
+            The process's state.
+        """
+        ctx = make_context(course, assignment, sandbox)
+        collect(ctx)
+        shares = outputs.PerStudent(course, assignment, out, pages=pages)
+        gc.freeze()
+        return cls(ctx, shares)
+
+    def grade(self, chunk: list[Submission], out: Path):
+        return grade_chunk(self.ctx, chunk, out, self.shares)
 
 
-_worker: dict = {}
+# A pool calls module-level functions only: its initializer keeps the grading process's state here,
+# in that process alone (the process running the pool never sets it).
+_in_this_process: list[GradingProcess] = []
 
 
-def _init_worker(
+def _start_grading_process(
     parent: int,
     course: Course,
     assignment_id: str,
     out: Path,
     pages: bool,
-    early=(),
-    tokens: int | None = None,
+    inherited: GradingProcess | None,
+    early: list[Sandbox],
+    tokens: int | None,
 ) -> None:
     # A grading process ends with the run, however the run ends (SIGKILL included); so do its zygote
     # (which dies with it, or with the command that started it) and everything that zygote started.
     isolation.die_with_parent(signal.SIGKILL, parent=parent)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     sandbox = _take_one(early, tokens)
-    if sandbox is None:
-        sandbox = Sandbox(
-            course.limits, packages=course.packages
-        )  # claims a free slot until it closes
-    # Pool workers end through multiprocessing's exit path, which runs Finalize but not atexit.
-    import multiprocessing.util  # noqa: PLC0415 - imported already in a grading process
-
+    if sandbox is None:  # it claims a free slot until it closes
+        sandbox = Sandbox(course.limits, packages=course.packages)
+    # Pool processes end through multiprocessing's exit path, which runs Finalize but not atexit.
     multiprocessing.util.Finalize(sandbox, sandbox.close, exitpriority=10)
-    if "ctx" not in _worker:  # a fresh interpreter (not forked): load what a forked one inherits
-        _worker["ctx"], _worker["shares"] = _grading_state(
-            course, course.assignment(assignment_id), out, pages
-        )
-    _worker["ctx"].sandbox = sandbox
+    # A fresh interpreter (not forked) loads what a forked one inherits.
+    state = inherited or GradingProcess.load(course, course.assignment(assignment_id), out, pages)
+    state.ctx.sandbox = sandbox
+    _in_this_process.append(state)
 
 
 def _take_one(early, tokens: int | None) -> Sandbox | None:
@@ -142,8 +171,8 @@ def _take_one(early, tokens: int | None) -> Sandbox | None:
     return mine
 
 
-def _grade_in_worker(chunk: list[Submission], out: Path):
-    return grade_chunk(_worker["ctx"], chunk, out, _worker["shares"])
+def _grade_in_this_process(chunk: list[Submission], out: Path):
+    return _in_this_process[0].grade(chunk, out)
 
 
 def run_local(
@@ -166,22 +195,18 @@ def run_local(
             if sandboxes
             else Sandbox(course.limits, packages=course.packages) as box
         ):
-            ctx, shares = _grading_state(course, assignment, out, pages, box)
+            state = GradingProcess.load(course, assignment, out, pages, box)
             for chunk in chunks:
-                yield grade_chunk(ctx, chunk, out, shares)
+                yield state.grade(chunk, out)
         return
     # Forked from this process once it holds what every grading process needs (the content, the
     # collected suites, the quiz), they start in milliseconds with nothing to load, and each takes over
     # one of the sandboxes started first thing (a zygote is a fresh interpreter as ever), or starts its
     # own. With other threads running here (a fork copies none of them, nor what they were in the
     # middle of), each starts afresh instead, sandbox included.
-    import multiprocessing  # noqa: PLC0415 - a run graded in this process alone needs none of it
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
-    from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
-
     fork = threading.active_count() == 1
-    if fork:
-        _worker["ctx"], _worker["shares"] = _grading_state(course, assignment, out, pages)
+    # Forked processes inherit it as it is; spawned ones load their own.
+    inherited = GradingProcess.load(course, assignment, out, pages) if fork else None
     mp = multiprocessing.get_context("fork" if fork else "spawn")
     early, tokens = (list(sandboxes), os.pipe()) if fork and sandboxes else ([], None)
     if tokens:
@@ -191,12 +216,21 @@ def run_local(
         with ProcessPoolExecutor(
             jobs,
             mp_context=mp,
-            initializer=_init_worker,
-            initargs=(os.getpid(), course, assignment.id, out, pages, early, tokens and tokens[0]),
+            initializer=_start_grading_process,
+            initargs=(
+                os.getpid(),
+                course,
+                assignment.id,
+                out,
+                pages,
+                inherited,
+                early,
+                tokens and tokens[0],
+            ),
         ) as pool:
             chunks = iter(chunks)
             in_flight = {
-                pool.submit(_grade_in_worker, chunk, out)
+                pool.submit(_grade_in_this_process, chunk, out)
                 for chunk in itertools.islice(chunks, jobs * IN_FLIGHT)
             }
             for sandbox in early:  # every grading process is forked by the first submit
@@ -212,11 +246,10 @@ def run_local(
                             "results written so far are kept: run the same command again to grade the rest"
                         ) from None
                     in_flight.update(
-                        pool.submit(_grade_in_worker, chunk, out)
+                        pool.submit(_grade_in_this_process, chunk, out)
                         for chunk in itertools.islice(chunks, 1)
                     )
                     yield done
     finally:
-        _worker.clear()
         if tokens:
             os.close(tokens[0])
