@@ -35,7 +35,7 @@ def _keepers_of_this_process() -> list[int]:
             cmdline = (proc / "cmdline").read_bytes()
         except (OSError, ValueError):
             continue
-        if ppid == os.getpid() and b"qkv.sandbox.worker" in cmdline:
+        if ppid == os.getpid() and b"qkv.sandbox.zygote" in cmdline:
             found.append(int(proc.name))
     return found
 

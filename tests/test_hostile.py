@@ -236,7 +236,7 @@ def test_a_malformed_frame_at_import_is_the_submissions_invalid_load(batch, atta
 )
 def test_malformed_replies_cost_the_part_with_a_reason(batch, attack):
     r = result(batch, attack)
-    assert "the worker sent a malformed reply" in " ".join(t.output for t in r.tests)
+    assert "the child process sent a malformed reply" in " ".join(t.output for t in r.tests)
 
 
 @pytest.mark.parametrize("attack", ["flood_forked_writers", "wire_giant_length"])
@@ -313,7 +313,7 @@ def test_exits_inside_calls_are_raised_exceptions_and_cost_only_their_part(batch
     assert "raised Escape: bye" in outputs["aggregate"]
 
 
-def test_a_worker_dying_mid_batch_costs_only_the_parts_whose_calls_killed_it(batch):
+def test_a_child_dying_mid_batch_costs_only_the_parts_whose_calls_killed_it(batch):
     r = result(batch, "crashes_in_one_function")
     for part in ("project", "score", "aggregate"):
         assert r.part_score(part) == r.part_max(part), part
@@ -338,8 +338,8 @@ def _kernel_seals_mappings() -> bool:
 
 
 @pytest.mark.parametrize("attack", ["forges_unchanged_inputs", "remaps_its_inputs"])
-def test_inputs_changed_in_place_are_seen_by_the_grader_whatever_the_worker_says(batch, attack):
-    """The worker's word on which inputs a call changed is patched to 'none', or the input is moved onto
+def test_inputs_changed_in_place_are_seen_by_the_grader_whatever_the_child_says(batch, attack):
+    """The child's word on which inputs a call changed is patched to 'none', or the input is moved onto
     private memory first: the grader reads the inputs back from the inputs region itself (whose mapping
     is sealed), so the in-place softmax still loses the check that its input is left alone, and nothing
     else."""

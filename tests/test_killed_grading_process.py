@@ -56,16 +56,16 @@ def test_a_killed_grading_process_is_one_line_and_a_rerun_completes_the_batch(tm
     synthetic.write_class(CONTENT, subs, 400, kinds=["honest_reference", "mistake_softmax_no_max"])
     started, keys = time.time(), kernel_keys()
     proc = _grade(subs, out)
-    workers = []
+    graders = []
     for _ in range(300):  # until the grading processes are forked and results come in
-        workers = [
+        graders = [
             p for p in _children(proc.pid) if b"qkv.cli" in Path(f"/proc/{p}/cmdline").read_bytes()
         ]
-        if workers and (out / "results").is_dir() and any((out / "results").iterdir()):
+        if graders and (out / "results").is_dir() and any((out / "results").iterdir()):
             break
         time.sleep(0.05)
-    assert workers, "no grading process was seen"
-    os.kill(workers[0], signal.SIGKILL)
+    assert graders, "no grading process was seen"
+    os.kill(graders[0], signal.SIGKILL)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 2
     assert err.strip().count("\n") == 0 and "a grading process ended abruptly" in err, err

@@ -62,9 +62,9 @@ def test_no_engine_module_names_a_function_token_or_example_of_the_course():
 
 
 def test_the_zygote_imports_only_the_wire_and_the_isolation_layers_of_this_package():
-    """The worker is started before any reference or suite is loaded; it must not pull them in."""
+    """The zygote is started before any reference or suite is loaded; it must not pull them in."""
     code = (
-        "import sys; import qkv.sandbox.worker; "
+        "import sys; import qkv.sandbox.zygote; "
         "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'qkv')))"
     )
     out = subprocess.run(
@@ -83,7 +83,7 @@ def test_the_zygote_imports_only_the_wire_and_the_isolation_layers_of_this_packa
         "qkv.sandbox.traces",
         "qkv.sandbox.warmup",
         "qkv.sandbox.wire",
-        "qkv.sandbox.worker",
+        "qkv.sandbox.zygote",
     ]
 
 

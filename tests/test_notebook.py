@@ -271,7 +271,7 @@ def test_cells_that_start_with_a_future_import_compile(filled):
     module, starts = notebook.extract(with_cells(cells), "attention.ipynb", CONTENT.functions)
     lines = module.decode().splitlines(keepends=True)
     bounds = [begins for _, _, begins in starts] + [len(lines) + 1]
-    for begins, end in zip(bounds, bounds[1:]):  # as the worker compiles them
+    for begins, end in zip(bounds, bounds[1:]):  # as the child compiles them
         compile("\n" * (begins - 1) + "".join(lines[begins - 1 : end - 1]), "attention.py", "exec")
 
 

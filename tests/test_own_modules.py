@@ -1,4 +1,4 @@
-"""A student's own modules beside the code: which are sent to the worker, and that they are graded."""
+"""A student's own modules beside the code: which are sent to the child, and that they are graded."""
 
 import csv
 import json

@@ -42,7 +42,7 @@ def test_modified_inputs_are_reported_one_by_one(sb):
     assert r.inputs_changed == (True, False, True)  # values, or only the shape
 
 
-def test_a_timeout_kills_the_worker_and_says_so(sb):
+def test_a_timeout_kills_the_child_and_says_so(sb):
     with session(sb, "def f(S):\n    while True:\n        pass\n") as s:
         r = s.call("f", [S], timeout=0.3)
         assert r.kind == "timeout" and "did not return within 0.3 s" in r.message
@@ -286,8 +286,8 @@ def test_a_child_is_born_under_the_seccomp_filter_and_cannot_leave_its_namespace
     assert words == ["2", "-1/1", "-1/1", "-1/1", "-1/1", "-1/1"], r.message
 
 
-def test_a_batch_whose_worker_dies_comes_back_short_and_blames_no_call(sb):
-    """Without `stream` the worker answers at the end: a crash on the way says nothing of which call
+def test_a_batch_whose_child_dies_comes_back_short_and_blames_no_call(sb):
+    """Without `stream` the child answers at the end: a crash on the way says nothing of which call
     did it, so no call is blamed (the caller asks again call by call); with `stream`, the one that did."""
     source = "import os\ndef ok(S):\n    return S\ndef crash(S):\n    os._exit(3)\n"
     calls = [("ok", [S]), ("crash", [S]), ("ok", [S])]
@@ -324,7 +324,7 @@ def test_exceptions_and_values_whose_own_methods_raise_cost_their_call_only(sb, 
     with session(sb, body + "def g(S):\n    return S\n") as s:
         r = s.call("f", [S])
         assert r.kind == kind and text in r.message
-        assert s.call("g", [S]).kind == "returned"  # the worker lives on
+        assert s.call("g", [S]).kind == "returned"  # the child lives on
     if kind == "returned":
         assert isinstance(r.value, wire.Other)
 
@@ -364,7 +364,7 @@ def test_each_value_in_a_batch_is_what_its_call_returned_even_from_a_reused_buff
 
 
 def test_the_values_of_one_exchange_are_bounded_in_the_grader(sb):
-    """The grader keeps a batch's values until they are judged: a worker returning big arrays call
+    """The grader keeps a batch's values until they are judged: a child returning big arrays call
     after call is cut off once they add up to wire.MAX_VALUES, with a reason, not held without end."""
     n = (wire.MAX_VALUES // 8) // 4 + 1  # each value a little over a quarter of the budget
     with session(sb, f"import numpy as np\ndef f(S):\n    return np.ones({n})\n") as s:
@@ -381,7 +381,7 @@ FORGER = (
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_an_input_changed_in_place_is_read_back_by_the_grader_not_taken_from_the_worker(sb, stream):
+def test_an_input_changed_in_place_is_read_back_by_the_grader_not_taken_from_the_child(sb, stream):
     with session(sb, FORGER) as s:
         results = s.call_many([("f", [S, S]), ("f", [S + 1, S])], stream=stream)
     assert [r.inputs_changed for r in results] == [(True, False), (True, False)]

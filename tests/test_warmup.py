@@ -66,13 +66,13 @@ def test_a_private_folder_is_new_private_and_named_apart_even_when_a_name_is_tak
 def test_descriptors_passed_with_a_request_are_received_with_it():
     import socket
 
-    from qkv.sandbox import worker
+    from qkv.sandbox import zygote
 
     ours, theirs = socket.socketpair()
     r, w = os.pipe()
     try:
         socket.send_fds(ours, [b'{"op": "spawn"}'], [r, w])
-        data, fds = worker._recv_fds(theirs, worker.CONTROL_BYTES, 3)
+        data, fds = zygote._recv_fds(theirs, zygote.CONTROL_BYTES, 3)
         assert data == b'{"op": "spawn"}' and len(fds) == 2
         os.write(fds[1], b"x")  # the received descriptors are the pipe's ends
         assert os.read(fds[0], 1) == b"x"

@@ -1,7 +1,7 @@
 """The public checks a student runs on their own work: the worked example and a few small fixed cases.
 
 Never hidden cases: the cases come from public_cases.json, written by `qkv release`. The same
-module serves `qkv check` (which calls the student's code in a sandboxed worker) and the student
+module serves `qkv check` (which calls the student's code in a sandboxed child process) and the student
 bundle's plain `pytest` (which imports the student's module directly). Depends on numpy and
 compare.py only.
 """

@@ -1,5 +1,5 @@
 # Correct project, score and aggregate; softmax dies of a segmentation fault on its third call,
-# attend leaves through os._exit: the worker ends mid-batch, and only those two parts may pay.
+# attend leaves through os._exit: the child ends mid-batch, and only those two parts may pay.
 import ctypes
 import os
 

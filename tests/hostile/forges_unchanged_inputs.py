@@ -1,4 +1,4 @@
-# softmax works in place on its input and then tells the worker it did not: it patches the worker's
+# softmax works in place on its input and then tells the grader it did not: it patches the child's
 # own comparison (through sys.modules) and the bytes it compares with (through the caller's frame).
 # The other functions are right and leave their inputs alone.
 import sys

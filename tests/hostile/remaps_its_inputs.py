@@ -1,6 +1,6 @@
 # softmax moves its input onto private memory (mmap MAP_FIXED over the shared pages) before working
 # on it in place, so that the grader's copy would stay as it came (the mapping is sealed: mseal), and
-# has the worker say it changed nothing.
+# has the child say it changed nothing.
 import ctypes
 import sys
 

@@ -103,7 +103,7 @@ def for_release(folder: Path) -> Target:
 
 
 class _Calls:
-    """Calls into one sandboxed worker, started again after one dies, so that a function that
+    """Calls into one sandboxed child, started again after one dies, so that a function that
     loops forever or crashes its process costs that function only."""
 
     def __init__(self, sandbox: Sandbox, files: dict[str, bytes], entry: str, timeouts=None):
@@ -111,7 +111,7 @@ class _Calls:
         self.session = sandbox.open(files, entry=entry, timeouts=timeouts)
 
     def __call__(self, function, args):
-        if self.session.status is not None:  # the last call ended the worker: start another
+        if self.session.status is not None:  # the last call ended the child: start another
             self.session.close()
             self.session = self.sandbox.open(self.files, entry=self.entry, timeouts=self.timeouts)
         result = self.session.call(function, args)

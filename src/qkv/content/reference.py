@@ -1,5 +1,5 @@
 """The instructor's reference: loaded in trusted grading processes only, never shipped to students
-or sent to the sandboxed workers that run their code."""
+or sent to the sandboxed children that run their code."""
 
 from __future__ import annotations
 

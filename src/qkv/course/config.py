@@ -20,7 +20,7 @@ Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits applied to every worker that runs student code."""
+    """Resource limits applied to every child process that runs student code."""
 
     call_timeout_s: float = described(
         "wall-clock seconds one call of a student function may take", 2.0, minimum=0.05
@@ -28,8 +28,8 @@ class Limits:
     import_timeout_s: float = described(
         "wall-clock seconds loading the submission may take", 5.0, minimum=0.05
     )
-    cpu_s: int = described("CPU seconds one worker may use in all", 20, minimum=1)
-    memory_mb: int = described("address-space limit of one worker, in MiB", 1024, minimum=64)
+    cpu_s: int = described("CPU seconds one child process may use in all", 20, minimum=1)
+    memory_mb: int = described("address-space limit of one child process, in MiB", 1024, minimum=64)
     max_processes: int = described(
         "processes and threads one submission may run at once", 16, minimum=1
     )

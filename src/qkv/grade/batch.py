@@ -173,7 +173,7 @@ def check_run_options(run: Run) -> None:
 
 def start_sandboxes(run: Run) -> None:
     """A local run's first zygote warms up while the class, the content and earlier results are
-    read; an executor's workers have sandboxes of their own."""
+    read; a Dask executor's workers have sandboxes of their own."""
     if run.executor is not None:
         _close(run.sandboxes)
     elif not run.sandboxes:

@@ -145,7 +145,7 @@ def code_cells(data: bytes, path, functions) -> list[tuple[str, str, bool]]:
 def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, int]]]:
     """The Python module made of the notebook's code cells (see the module docstring), and per cell
     the line of that module where its first line lands, its label, and the line where the module's
-    part for it begins (the worker runs each such part on its own, as Jupyter runs cells)."""
+    part for it begins (the child runs each such part on its own, as Jupyter runs cells)."""
     cells, notes = [], []
     parse_budget = HELPER_BYTES
     defines = _defines(functions)

@@ -1,7 +1,7 @@
 """The student's own modules: the .py files beside the code that it imports (`from helpers import f`).
 
 A student may keep a helper in a file of its own, as they would run it at home. Such a file goes to
-the worker with the code, and the worker's import gate lets it be imported from there (see
+the child with the code, and the child's import gate lets it be imported from there (see
 sandbox/imports.py). Only the files the code imports are taken (and those they import in turn), never
 a standard-library name (the standard library's module comes first), the release's own files (its
 public checks, `test_*.py`) or the code file itself.

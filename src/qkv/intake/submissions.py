@@ -45,7 +45,7 @@ class Submission:
 
 
 def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, bytes]:
-    """The files a worker gets for one submission: {'<module>.py': source bytes} (and, for a
+    """The files a child gets for one submission: {'<module>.py': source bytes} (and, for a
     notebook, the map from lines of that code back to its cells)."""
     functions = loader.load(course, assignment).functions if is_notebook(path) else ()
     return code_files(
@@ -70,7 +70,7 @@ def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]
                 f"{path}: its solution cells hold {len(data)} bytes of code, "
                 f"more than the {limit}-byte limit"
             )
-        # The worker names lines by cell with this map ("cell 7 (score), line 3"), as the student sees them.
+        # The child names lines by cell with this map ("cell 7 (score), line 3"), as the student sees them.
         return {
             entry: data,
             wire.CELL_MAP_FILE: json.dumps(starts).encode(),

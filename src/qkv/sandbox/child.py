@@ -1,6 +1,6 @@
 """The confined child: one submission's process, from the zygote's fork to its last reply.
 
-The zygote (worker.py) forks it with the submission's pipes and a Landlock ruleset of its own, under
+The zygote (zygote.py) forks it with the submission's pipes and a Landlock ruleset of its own, under
 the seccomp filter the zygote installed on itself. It confines itself (an IPC namespace, rlimits,
 Landlock, an unprivileged uid, death with the zygote, the import gate), loads the submission's entry
 file and answers calls in the wire format until the grader closes its request pipe. It never sees a

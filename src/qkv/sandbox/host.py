@@ -1,6 +1,6 @@
 """The trusted side of the sandbox: a warm zygote per grading process, one confined child per submission.
 
-Student code never runs in this process. A Sandbox starts `qkv.sandbox.worker` as a fresh
+Student code never runs in this process. A Sandbox starts `qkv.sandbox.zygote` as a fresh
 interpreter (so it holds no reference, suite or other student's data): a keeper that dies with this
 process and runs the zygote, which forks one confined child per submission (see session.Session).
 Each sandbox has one cgroup, holding nothing but the zygote before every submission joins it, and
@@ -153,7 +153,7 @@ class Sandbox:
             [
                 sys.executable,
                 "-m",
-                "qkv.sandbox.worker",
+                "qkv.sandbox.zygote",
                 str(theirs.fileno()),
                 str(os.getpid()),
                 where,

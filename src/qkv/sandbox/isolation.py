@@ -1,4 +1,4 @@
-"""Kernel isolation layers for worker processes, via ctypes: Landlock, namespaces, cgroups, uids, seccomp.
+"""Kernel isolation layers for the children, via ctypes: Landlock, namespaces, cgroups, uids, seccomp.
 
 Every layer is probed at start-up (`probe()`); the sandbox uses what works and records the level.
 Measured costs and traps on this kind of machine are in the kit's design notes: RLIMIT_NPROC is
@@ -232,7 +232,7 @@ def drop_privileges(uid: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# cgroups v1, managed by the trusted parent: one group per worker, emptied and removed after it.
+# cgroups v1, managed by the trusted parent: one group per sandbox, emptied and removed after it.
 
 
 def _controllers() -> tuple[str, ...]:
@@ -318,7 +318,7 @@ def pids_of_uid(uid: int) -> list[int]:
 
 @dataclass(frozen=True)
 class Layers:
-    """Which isolation layers this machine supports for workers."""
+    """Which isolation layers this machine supports for the children."""
 
     landlock: bool
     namespaces: bool

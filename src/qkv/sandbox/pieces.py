@@ -1,9 +1,9 @@
-"""What the worker runs of a submission, piece by piece: a notebook cell by cell, and a file on after
+"""What the child runs of a submission, piece by piece: a notebook cell by cell, and a file on after
 the statement where its top lines raised.
 
 A .py that raises at import (a demo that saves a plot, `argparse` reading the grader's command
 line, `input()` with nothing to read) would otherwise be graded on what it defined before that
-line only, and a file whose demo comes first on nothing at all. The worker runs the rest of the
+line only, and a file whose demo comes first on nothing at all. The child runs the rest of the
 file after the statement that raised, as a notebook goes on after a cell that fails, and says
 which line stopped.
 """

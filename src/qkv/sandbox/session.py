@@ -123,7 +123,7 @@ class Session:
                 os.close(fd)
         if type(reply) is not int:  # the child's pid, or {"error": why there is none}
             why = reply.get("error") if isinstance(reply, dict) else None
-            raise RuntimeError(f"sandbox: could not start a worker ({why or 'no reason given'})")
+            raise RuntimeError(f"sandbox: could not start a child ({why or 'no reason given'})")
         self.pid = reply
 
     # -- talking to the child ------------------------------------------------------------------
@@ -225,16 +225,16 @@ class Session:
         Each call may take its function's limit (`timeout` if given, else the session's `timeouts`
         or limits.call_timeout_s). With `stream`, the child answers each call as it returns, so
         every call is bounded on its own; returns one result per call in order, or fewer when the
-        worker stopped: the last one then says why (timeout, exited, invalid) and the session is
+        child stopped: the last one then says why (timeout, exited, invalid) and the session is
         closed. Without it, the child answers once at the end (or in a few frames) and the largest
-        of the calls' limits bounds the whole batch; a batch that outlasts it, or whose worker ends
+        of the calls' limits bounds the whole batch; a batch that outlasts it, or whose child ends
         or answers malformed before the end, comes back short with the calls answered so far and no
         failure: which call is to blame is unknown (call them again with `stream`).
         """
         if not calls:
             return []
         if self.pid is None or self.status is not None or not self.load.ok:
-            return [CallResult("exited", message="the worker is no longer running")]
+            return [CallResult("exited", message="the child process is no longer running")]
         limits = [self.limit(function) if timeout is None else timeout for function, _ in calls]
         arrays: list = []
         trees = [
@@ -289,7 +289,7 @@ class Session:
             )
         else:
             failure = CallResult(
-                "invalid", message=f"the worker sent a malformed reply ({ending[9:]})"
+                "invalid", message=f"the child process sent a malformed reply ({ending[9:]})"
             )
         return done + [failure]
 

@@ -1,9 +1,9 @@
-"""The message format between the grader and a worker: a JSON header plus raw float64 bytes.
+"""The message format between the grader and a child: a JSON header plus raw float64 bytes.
 
 Frame: 4-byte big-endian header length, the UTF-8 JSON header, then the payload whose length the
 header states. Values are trees of arrays, tuples and None; arrays travel as little-endian float64
 with their shape in the header. Nothing is ever unpickled, and the reading side checks every size
-before it allocates: a worker's reply is untrusted input.
+before it allocates: a child's reply is untrusted input.
 
 A value's tree is as small as JSON allows, since a batch holds one per input and result and every
 JSON object costs its reader: an array is its shape (a list of integers, [] for a scalar), None is

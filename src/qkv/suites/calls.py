@@ -23,7 +23,7 @@ from qkv.content.mistakes import inputs_key
 from qkv.sandbox.replies import CallResult
 from qkv.suites.expect import Expect, StudentProblem
 
-ENDING = ("timeout", "exited", "invalid")  # results after which a worker is gone
+ENDING = ("timeout", "exited", "invalid")  # results after which a child is gone
 # The reference's results kept: those that took long to compute (a whole training run on the worked
 # example, asked for by every student), and a few of the rest (the same student's random cases, asked
 # for again while they are judged). Entries made and dropped student after student scatter over the
@@ -168,10 +168,10 @@ def _floats(value) -> bool:
 
 
 class StudentCalls:
-    """One student's worker and calls, as the judging pass makes them.
+    """One student's child and calls, as the judging pass makes them.
 
-    A part whose call timed out, killed its worker or answered malformed is dead: its later calls
-    are not run. The other parts go on in a fresh worker.
+    A part whose call timed out, killed its child or answered malformed is dead: its later calls
+    are not run. The other parts go on in a fresh child.
     """
 
     def __init__(self, open_session, planned: list[Planned]):
@@ -182,8 +182,8 @@ class StudentCalls:
         self.session = None
         self.load_failure: tuple[str, str] | None = None
         self.dead_parts: dict = {}  # part -> (outcome, message)
-        self.stream = False  # once a batch stopped short (timed out, its worker died), batches answer call by call
-        self.output: list[str] = []  # what each worker printed
+        self.stream = False  # once a batch stopped short (timed out, its child died), batches answer call by call
+        self.output: list[str] = []  # what each child printed
 
     def call(self, part: str, function: str, args) -> CallResult:
         if part in self.dead_parts:
@@ -244,8 +244,8 @@ class StudentCalls:
         todo = [p for p in self.planned[start:] if p.part not in self.dead_parts]
         results = self.session.call_many([(p.function, p.args) for p in todo], stream=self.stream)
         if len(results) < len(todo) and not self.stream:
-            # The batch stopped short (it outlasted one call's limit, or the worker ended or answered
-            # malformed), and which call did it is unknown: the same calls again in a fresh worker,
+            # The batch stopped short (it outlasted one call's limit, or the child ended or answered
+            # malformed), and which call did it is unknown: the same calls again in a fresh child,
             # answered one by one, as call-by-call grading would have made them.
             self.stream = True
             self.close_session()
@@ -260,14 +260,14 @@ class StudentCalls:
             self.close_session()
 
     def _ready(self) -> bool:
-        """A live worker for the next call, unless the submission cannot be loaded."""
+        """A live child for the next call, unless the submission cannot be loaded."""
         if self.load_failure is None and (self.session is None or self.session.status is not None):
             self.close_session()
             self.session, self.load_failure = self._open_session()
         return self.load_failure is None
 
     def close_session(self, *, wait: bool = True) -> None:
-        """End the worker; without `wait`, the sandbox finishes that while grading goes on."""
+        """End the child; without `wait`, the sandbox finishes that while grading goes on."""
         if self.session is not None:
             self.session.close(wait=wait)
             text = self.session.output.text()

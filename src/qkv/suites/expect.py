@@ -3,7 +3,7 @@
 A suite test asks `expect.same(function, *args)`: the student's function runs in the sandbox on
 plain arrays, the reference runs here, and a mismatch raises CheckFailed with one teaching
 sentence (naming the catalogued mistake when the output matches one). Anything other than a
-returned value (an exception, a timeout, a dead worker) raises StudentProblem with its outcome.
+returned value (an exception, a timeout, a dead child) raises StudentProblem with its outcome.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ class _StudentRun:
     recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
     shared: dict = field(default_factory=dict)  # calls several checks share (Expect.call_shared)
     early: object = (
-        None  # a worker started before the tests were planned, until the first call takes it
+        None  # a child started before the tests were planned, until the first call takes it
     )
     rngs: dict = field(
         default_factory=dict
@@ -243,7 +243,7 @@ class SuiteRun:
             self.report(test, run.sub.student, result)
         return result
 
-    # -- the student's worker --------------------------------------------------------------------
+    # -- the student's child ---------------------------------------------------------------------
 
     def _open(self, run: _StudentRun):
         """(session, None), or (None, (outcome, message)) when the submission cannot be loaded."""

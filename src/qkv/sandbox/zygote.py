@@ -1,4 +1,4 @@
-"""The worker side: a warm "zygote" interpreter that forks one confined child per submission.
+"""The keeper and its warm zygote, an interpreter that forks one confined child per submission.
 
 Started by the sandbox as a fresh interpreter before any reference, suite or other student's data
 is loaded, it imports numpy and warms it once, then waits on a control socket. For each spawn it
