@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_file_creation import write_outputs  # noqa: E402
+from bench_file_creation import write_outputs  # noqa: E402 - found through the path above
 
 BIN = Path(sys.executable).parent
 NOTEBOOK_KINDS = {
@@ -96,8 +96,8 @@ def nbgrader_side_by_side(
     course, assignment, content, tmp: Path, jobs: int | None
 ) -> tuple[float, float]:
     """(seconds for nbgrader autograde, seconds for qkv grade) on the same four notebooks."""
-    from qkv.integrations import nbgrader_export  # noqa: PLC0415
-    from qkv.validate import synthetic  # noqa: PLC0415
+    from qkv.integrations import nbgrader_export  # noqa: PLC0415 - once main() has compiled the package
+    from qkv.validate import synthetic  # noqa: PLC0415 - once main() has compiled the package
 
     course_dir, qkv_subs = tmp / "nbgrader-course", tmp / "nbgrader-qkv-subs"
     nbgrader_export.export(course, assignment, out=course_dir)
@@ -106,14 +106,17 @@ def nbgrader_side_by_side(
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         "OPENBLAS_NUM_THREADS": "1",
     }
-    nbgrader = lambda *args: subprocess.run(
-        [str(BIN / "nbgrader"), *args],
-        cwd=course_dir,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+
+    def nbgrader(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(BIN / "nbgrader"), *args],
+            cwd=course_dir,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+
     nbgrader("generate_assignment", "attention")
     released = (course_dir / "release" / "attention" / "attention.ipynb").read_text()
     sources = synthetic.class_sources(content)
@@ -142,11 +145,11 @@ def main() -> None:
     args = parser.parse_args()
     # Bytecode for the kit and its content, as an installed package has (pip compiles at install): where
     # PYTHONDONTWRITEBYTECODE is set, nothing would be cached and every run would compile them anew.
-    compileall.compile_dir(ROOT / "autograder", quiet=1)
+    compileall.compile_dir(ROOT / "src" / "qkv", quiet=1)
     compileall.compile_dir(ROOT / "solutions", quiet=1)
-    from qkv.content import loader  # noqa: PLC0415
-    from qkv.course.config import load_course  # noqa: PLC0415
-    from qkv.validate import synthetic  # noqa: PLC0415
+    from qkv.content import loader  # noqa: PLC0415 - once main() has compiled the package
+    from qkv.course.config import load_course  # noqa: PLC0415 - once main() has compiled the package
+    from qkv.validate import synthetic  # noqa: PLC0415 - once main() has compiled the package
 
     course = load_course(ROOT / "course.yaml")
     assignment = course.assignment("attention")

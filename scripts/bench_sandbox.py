@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
+import numpy as np  # noqa: E402 - found through the path above
 
-from qkv.course.config import load_course  # noqa: E402
-from qkv.sandbox.host import Sandbox, layers  # noqa: E402
+from qkv.course.config import load_course  # noqa: E402 - found through the path above
+from qkv.sandbox.host import Sandbox, layers  # noqa: E402 - found through the path above
 
 
 def _usage():

@@ -53,13 +53,13 @@ def timed(owner, name: str, label: str) -> None:
 
 
 def instrument() -> None:
-    from qkv.grade import local, plan  # noqa: PLC0415
-    from qkv.reports import feedback, outputs  # noqa: PLC0415
-    from qkv.results import records as results
-    from qkv.sandbox import host, session  # noqa: PLC0415
-    from qkv.suites import calls
-    from qkv.suites import plugin as suite_plugin
-    from qkv.suites import runner as suite_runner
+    from qkv.grade import local, plan  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.reports import feedback, outputs  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.results import records as results  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.sandbox import host, session  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.suites import calls  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.suites import plugin as suite_plugin  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.suites import runner as suite_runner  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
 
     timed(suite_runner.SuiteRun, "grade", "other (per student)")
     timed(suite_runner.SuiteRun, "_plan", "plan: the tests with the reference's answers")
@@ -106,7 +106,7 @@ def _own_use(pid: int) -> tuple[float, int] | None:
 def watch_zygotes() -> None:
     """Note what each zygote spent itself (forking, and copying the pages it writes while a child
     shares them) before its sandbox ends it: the sandbox's CPU below counts it with the children's."""
-    from qkv.sandbox import host  # noqa: PLC0415
+    from qkv.sandbox import host  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
 
     close = host.Sandbox.close
 
@@ -131,10 +131,10 @@ def main() -> None:
     parser.add_argument("--assignment", default="attention")
     args = parser.parse_args()
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    from qkv.content import loader  # noqa: PLC0415
-    from qkv.course.config import load_course  # noqa: PLC0415
-    from qkv.grade import batch  # noqa: PLC0415
-    from qkv.validate import synthetic
+    from qkv.content import loader  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.course.config import load_course  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.grade import batch  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
+    from qkv.validate import synthetic  # noqa: PLC0415 - after main() sets OPENBLAS_NUM_THREADS
 
     course = load_course(ROOT / "course.yaml")
     content = loader.load(course, course.assignment(args.assignment))

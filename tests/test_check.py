@@ -1,9 +1,17 @@
 """`qkv check`: a line per function, teaching messages, stubs and broken files handled."""
 
+import json
+import shutil
+import subprocess
+import sys
+
 import pytest
+from tests.conftest import ROOT
 
 from course_content import CATALOGUE
+from qkv.check import run
 from qkv.cli import main
+from qkv.validate import synthetic
 
 
 def run_check(capsys, course, path):
@@ -101,7 +109,6 @@ def test_a_failing_attend_points_at_the_failing_function_it_calls(
 @pytest.fixture
 def alone(tmp_path, monkeypatch, course):
     """A copy of exercises/attention/ somewhere else, as the current folder."""
-    import shutil
 
     folder = tmp_path / "my-attention"
     shutil.copytree(course.root / "exercises" / "attention", folder)
@@ -160,7 +167,6 @@ def test_a_file_qkv_check_cannot_check_is_named_not_the_code(alone, capsys):
 
 
 def test_an_endless_function_costs_only_itself_under_check(alone, capsys, reference_source):
-    from qkv.validate import synthetic
 
     (alone / "attention.py").write_text(synthetic.endless(reference_source, "softmax"))
     _, out, _ = check_here(capsys, "attention.py")
@@ -169,8 +175,6 @@ def test_an_endless_function_costs_only_itself_under_check(alone, capsys, refere
 
 
 def test_pytest_runs_the_public_checks_in_a_released_copy_alone(alone, reference_source):
-    import subprocess
-    import sys
 
     (alone / "attention.py").write_text(reference_source)
     run = subprocess.run(
@@ -183,7 +187,6 @@ def test_pytest_runs_the_public_checks_in_a_released_copy_alone(alone, reference
 
 
 def test_the_quiz_form_holds_ids_kinds_and_choice_counts_only(course):
-    import json
 
     form = json.loads((course.root / "exercises" / "attention" / "quiz_form.json").read_text())
     assert {k for q in form["questions"] for k in q} == {"id", "kind", "choices", "shape"}
@@ -192,9 +195,6 @@ def test_the_quiz_form_holds_ids_kinds_and_choice_counts_only(course):
 def test_a_released_copy_carries_the_call_limits_of_its_functions(course):
     """train() is a whole training run: the released cases give it the course's limit for it, and what a
     copied file says instead is read only as positive numbers of seconds."""
-    import json
-
-    from qkv.check import run
 
     released = json.loads(
         (course.root / "exercises" / "training" / "public_cases.json").read_text()
@@ -236,10 +236,9 @@ def test_a_line_of_the_file_that_stopped_while_loading_is_a_note_and_not_a_funct
 def test_in_a_course_the_file_checked_names_its_assignment(capsys, course, name, functions):
     """`qkv check exercises/training/training.ipynb` at the course's root checks the training
     assignment, not the course's first."""
-    from tests.conftest import ROOT
 
     path = ROOT / "exercises" / name.split(".")[0] / name
-    code, out, _ = run_check(capsys, course, path)
+    _code, out, _ = run_check(capsys, course, path)
     assert (
         f"0 of {functions} functions pass the public checks." in out
     )  # the released stubs, not one done

@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 
+from qkv.sandbox import wire
 from qkv.shipped import compare
 
 SPECIAL = [0.0, -0.0, 1.0, 1.0 + 1e-9, 1.001, -1.0, np.inf, -np.inf, np.nan, 1e308, -1e308, 5e-324]
@@ -130,7 +131,6 @@ def test_problem_names_the_same_variant_whatever_the_values_shape():
 
 def test_an_object_that_crossed_from_a_sandbox_is_named_by_its_type():
     """Only a returned object's type name leaves the sandbox: the message names that type."""
-    from qkv.sandbox import wire  # noqa: PLC0415
 
     expected = (np.zeros(2), np.zeros(2), np.zeros(2))
     crossed, _ = wire.decode_value(wire.encode_value(map(abs, []), []), b"")

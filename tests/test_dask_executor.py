@@ -6,16 +6,16 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from course_content import ASSIGNMENT  # noqa: E402
-from qkv.cli import main  # noqa: E402
-from qkv.content import loader  # noqa: E402
-from qkv.grade import dask_executor
-from qkv.grade.batch import grade  # noqa: E402
-from qkv.intake.submissions import Submission, with_files  # noqa: E402
-from qkv.results import records as results
-from qkv.sandbox import host as sandbox
-from qkv.sandbox import isolation
-from qkv.validate import synthetic  # noqa: E402
+from course_content import ASSIGNMENT  # noqa: E402 - after the skip
+from qkv.cli import main  # noqa: E402 - after the skip
+from qkv.content import loader  # noqa: E402 - after the skip
+from qkv.grade import dask_executor  # noqa: E402 - after the skip
+from qkv.grade.batch import grade  # noqa: E402 - after the skip
+from qkv.intake.submissions import Submission, with_files  # noqa: E402 - after the skip
+from qkv.results import records as results  # noqa: E402 - after the skip
+from qkv.sandbox import host as sandbox  # noqa: E402 - after the skip
+from qkv.sandbox import isolation  # noqa: E402 - after the skip
+from qkv.validate import synthetic  # noqa: E402 - after the skip
 
 KINDS = [
     "honest_reference",

@@ -2,8 +2,13 @@
 
 import json
 import os
+import shutil
+
+from tests.conftest import ROOT
+from tests.course_content import CONTENT
 
 from qkv.intake import discover
+from qkv.validate import synthetic
 
 NAMES = ("attention.py", "attention.ipynb")
 
@@ -121,12 +126,6 @@ def test_the_whole_released_folder_worked_in_the_notebook_is_graded_from_the_not
     """The release holds attention.py and attention.ipynb, all stubs, and a blank answers.yaml: a student
     who worked in the notebook and handed in the whole folder is graded from the notebook and its
     answers cell, one who worked in the .py from the .py; untouched, the .py is graded, as before."""
-    import shutil
-
-    from tests.conftest import ROOT
-    from tests.course_content import CONTENT
-
-    from qkv.validate import synthetic
 
     released = ROOT / "exercises" / "attention"
     for student in (

@@ -27,7 +27,7 @@ def test_the_spill_gives_every_share_in_student_order_whatever_order_the_batches
         for batch in batches:
             shares.add({s: ("share of", s) for s in reversed(batch)})
         got = list(shares.in_order())
-    assert [s for s, _ in got] == sorted(students + ["s0005x", "s0300x", "s0499x"])
+    assert [s for s, _ in got] == sorted([*students, "s0005x", "s0300x", "s0499x"])
     assert all(share == ("share of", s) for s, share in got)
 
 
@@ -37,8 +37,7 @@ def test_the_spill_holds_one_batch_of_consecutive_students_at_a_time(tmp_path, m
 
     def batch(self, where):
         loaded.append(where)
-        for item in real(self, where):
-            yield item
+        yield from real(self, where)
         released.append(where)
 
     monkeypatch.setattr(spill.Spill, "_batch", batch)

@@ -85,7 +85,7 @@ KEYS = ["dot-product", "q1", "yes", "null", "1", "-x", "a_b", "A", "k" * 1100, "
 
 def _value(r: random.Random) -> str:
     if r.random() < 0.5:
-        return r.choice(WORDS + [""])
+        return r.choice([*WORDS, ""])
     items = [
         "[" + ", ".join(r.choice(WORDS) for _ in range(r.randint(0, 3))) + "]"
         if r.random() < 0.3

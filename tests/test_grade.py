@@ -15,8 +15,9 @@ import jsonschema
 import numpy as np
 import pytest
 
-from course_content import CONTENT, cases
+from course_content import CONTENT, cases, fixture
 from qkv.cli import main
+from qkv.content import reference
 from qkv.course import seeds
 from qkv.grade.batch import grade
 from qkv.integrations import gradescope
@@ -104,7 +105,6 @@ def test_results_json_follows_gradescope_format(graded):
 def test_hidden_case_messages_reveal_no_expected_numbers_but_public_ones_do(
     tmp_path, course, assignment
 ):
-    from qkv.content import reference
 
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -250,11 +250,11 @@ def test_a_kept_generator_put_in_a_students_state_draws_as_a_new_one(course):
 def test_drawn_shapes_keep_confusable_sides_apart(course):
     for i in range(50):
         rng = _suite_rng(course, f"s{i}", "shapes")
-        X, W_q, W_k, W_v = cases.projection(rng)
+        X, W_q, _W_k, W_v = cases.projection(rng)
         assert len({X.shape[0], X.shape[1], W_q.shape[1], W_v.shape[1]}) == 4
         Q, K = cases.queries_keys(rng)
         assert Q.shape[0] != K.shape[0]
-        A, V = cases.weights_values(rng)
+        A, _V = cases.weights_values(rng)
         assert A.shape[0] != A.shape[1] and abs(A.sum(axis=1) - 1).max() < 1e-12
 
 
@@ -368,7 +368,6 @@ def test_submission_output_names_the_file_without_the_sandbox_folder(tmp_path, c
 
 
 def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wrong(graded, ref):
-    from course_content import fixture
 
     out, _ = graded
     wrong = results.read(out / "results" / "mistake_softmax_axis0.json").recorded.get("attention")

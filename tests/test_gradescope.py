@@ -16,6 +16,8 @@ import pytest
 from course_content import CATALOGUE
 from qkv.cli import main
 from qkv.integrations import gradescope
+from qkv.quiz import grading as quiz
+from qkv.quiz import render as quiz_render
 from qkv.sandbox import folders
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -137,8 +139,6 @@ def hostile(reference_source: str) -> str:
 
 
 def answer_key(course, assignment, ref, student: str) -> str:
-    from qkv.quiz import grading as quiz
-    from qkv.quiz import render as quiz_render
 
     master = quiz.load_quiz(course, assignment)
     return quiz_render.answer_key(
@@ -271,8 +271,6 @@ def test_an_upload_with_folders_nested_thousands_deep_is_searched_and_graded(
 def test_an_upload_with_a_renamed_file_and_answers_yml_is_graded_as_a_folder_of_submissions_is(
     tmp_path, autograder_zip, course, assignment, ref, reference_source
 ):
-    from qkv.quiz import grading as quiz
-    from qkv.quiz import render as quiz_render
 
     master = quiz.load_quiz(course, assignment)
     student = METADATA["users"][0]["email"]

@@ -6,6 +6,7 @@ no process of a sandbox uid, no submission folder, no IPC object, no kernel key.
 """
 
 import csv
+import ctypes
 import dataclasses
 import json
 import os
@@ -328,7 +329,6 @@ def test_a_child_dying_mid_batch_costs_only_the_parts_whose_calls_killed_it(batc
 
 
 def _kernel_seals_mappings() -> bool:
-    import ctypes  # noqa: PLC0415
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall(
@@ -411,7 +411,7 @@ def test_a_module_the_course_does_not_allow_fails_where_it_is_used_with_one_line
 
 
 def test_hostile_batch_completes_with_every_student_in_the_gradebook(batch):
-    out, summary, _, mixed, _ = batch
+    _out, summary, _, mixed, _ = batch
     expected = (
         len(FILE_ATTACKS) + len(LINK_ATTACKS) - 1 + 1
     )  # the linked folder is skipped; conftest_and_numpy

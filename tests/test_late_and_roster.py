@@ -12,6 +12,7 @@ from qkv.cli import main
 from qkv.course import config, deadlines, roster
 from qkv.errors import QkvError
 from qkv.grade.batch import grade
+from qkv.reports import class_report
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +94,6 @@ def test_the_cli_names_missing_and_unexpected_students(tmp_path, capsys):
 
 
 def test_the_terminal_summary_names_late_students_and_their_credit(week):
-    from qkv.reports import class_report
 
     course, _, out, summary = week
     text = class_report.terminal_summary(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from course_content import COURSE, ROOT
 from qkv.content import loader
+from qkv.release import steps as release
 
 ENGINE = ROOT / "src" / "qkv"
 MODULES = sorted(
@@ -132,7 +133,6 @@ def test_the_trusted_package_imports_no_module_by_a_bare_name_a_students_folder_
 
 
 def test_the_student_bundle_imports_its_siblings_by_their_bare_names(course, assignment):
-    from qkv.release import steps as release
 
     files = release.build(course, assignment)
     assert "from compare import crash_problem, problem" in files["public_checks.py"]

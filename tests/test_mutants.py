@@ -3,8 +3,11 @@ rest graded in the sandbox; the suites must catch at least 95 % of them."""
 
 import ast
 
+import numpy as np
+
 from course_content import CONTENT, COURSE
 from qkv.cli import main
+from qkv.content.reference import module_from_source
 from qkv.validate import mutants
 
 SOURCE = '''import numpy as np
@@ -35,10 +38,6 @@ def test_the_attention_reference_gives_over_a_hundred_mutants_of_every_kind():
 def test_a_mutant_that_returns_what_the_reference_returns_is_equivalent():
     class Content:  # only what equivalent() asks of an assignment
         functions = ("scale",)
-
-    import numpy as np
-
-    from qkv.content.reference import module_from_source
 
     reference = module_from_source(SOURCE, "ref")
     inputs = {"scale": [(np.array([[1.0, -2.0]]), np.array([[3.0, 4.0]]))]}

@@ -308,7 +308,7 @@ def test_nbgrader_export_reads_the_scores_qkv_wrote(sandboxed_nbgrader):
 
 
 def test_qkv_grade_reads_nbgraders_course_folder_as_it_is(sandboxed_nbgrader, tmp_path, course):
-    course_dir, scores = sandboxed_nbgrader
+    course_dir, _scores = sandboxed_nbgrader
     summary = grade(
         course,
         course_dir,

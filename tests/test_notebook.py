@@ -4,6 +4,7 @@ added), the answers cell, and untrusted JSON."""
 import contextlib
 import dataclasses
 import io
+import itertools
 import json
 import random
 
@@ -20,6 +21,7 @@ from qkv.quiz import grading as quiz
 from qkv.quiz import render as quiz_render
 from qkv.quiz.answers import Answers
 from qkv.release import steps as release
+from qkv.results import records as results
 from qkv.validate import synthetic
 
 
@@ -124,7 +126,7 @@ def test_a_function_left_as_the_releases_stub_is_graded_from_the_cell_the_studen
 
 
 def test_a_scratch_cell_without_metadata_is_not_taken_when_solution_cells_exist(filled):
-    cells = cells_of(filled) + [code("def softmax(S):\n    return S  # a scratch experiment\n")]
+    cells = [*cells_of(filled), code("def softmax(S):\n    return S  # a scratch experiment\n")]
     module = extract(with_cells(cells))
     assert "a scratch experiment" not in module
     n = len(cells)  # the student is told, in the output of their code
@@ -219,8 +221,9 @@ def test_values_an_added_cell_works_out_are_taken_but_not_its_demo_calls(filled)
 def test_a_scratch_cell_binding_a_graded_name_after_its_cell_overrides_nothing(filled):
     """`softmax = None` or `score: int = 3` in a cell of the student's own, below the solution cells, is an
     experiment like a scratch `def softmax`: the graded functions stay those of their cells."""
-    cells = cells_of(filled) + [
-        code("softmax = None\nscore: int = 3\nproject, aggregate = 1, 2\nEPS = 1e-9\n")
+    cells = [
+        *cells_of(filled),
+        code("softmax = None\nscore: int = 3\nproject, aggregate = 1, 2\nEPS = 1e-9\n"),
     ]
     namespace = {}
     with contextlib.redirect_stdout(io.StringIO()):
@@ -271,7 +274,7 @@ def test_cells_that_start_with_a_future_import_compile(filled):
     module, starts = notebook.extract(with_cells(cells), "attention.ipynb", CONTENT.functions)
     lines = module.decode().splitlines(keepends=True)
     bounds = [begins for _, _, begins in starts] + [len(lines) + 1]
-    for begins, end in zip(bounds, bounds[1:]):  # as the child compiles them
+    for begins, end in itertools.pairwise(bounds):  # as the child compiles them
         compile("\n" * (begins - 1) + "".join(lines[begins - 1 : end - 1]), "attention.py", "exec")
 
 
@@ -309,7 +312,6 @@ def test_cells_keep_their_lines_whatever_ends_them_and_whatever_their_strings_ho
         progress=False,
         pages=False,
     )
-    from qkv.results import records as results
 
     r = results.read(results.path_for(tmp_path / "out", "lines"))
     assert r.status == "graded" and r.total == 100, [
@@ -427,7 +429,7 @@ def test_percent_and_bang_that_are_python_are_not_magics(source):
 
 
 def test_magics_outside_the_solution_cells_are_fine(filled):
-    cells = cells_of(filled) + [code("%timeit softmax(np.ones((3, 3)))\n!ls\n")]
+    cells = [*cells_of(filled), code("%timeit softmax(np.ones((3, 3)))\n!ls\n")]
     assert "%timeit" not in extract(with_cells(cells))
 
 
@@ -549,8 +551,8 @@ def test_notebooks_broken_at_random_places_give_a_notebook_or_one_line_never_a_t
             )
         data = json.dumps(nb).encode()
         for read in (
-            lambda: notebook.extract(data, "bob.ipynb", CONTENT.functions),
-            lambda: notebook.answers(data, "bob.ipynb"),
+            lambda data=data: notebook.extract(data, "bob.ipynb", CONTENT.functions),
+            lambda data=data: notebook.answers(data, "bob.ipynb"),
         ):
             try:
                 read()
@@ -591,7 +593,7 @@ def test_solution_cells_holding_more_code_than_a_submission_may_are_refused(tmp_
             [code("def softmax(S):\n" + "    x = 1\n" * 400_000, {"nbgrader": {"solution": True}})]
         )
     )
-    with pytest.raises(QkvError, match="solution cells hold .* more than the 2097152-byte limit"):
+    with pytest.raises(QkvError, match=r"solution cells hold .* more than the 2097152-byte limit"):
         read_code(course, ASSIGNMENT, path)
 
 
@@ -706,7 +708,6 @@ def graded_notebooks(tmp_path_factory, course, assignment, ref, released, refere
     (subs / "erin" / "attention.ipynb").write_text(notebooks["alice/attention.ipynb"])
     (subs / "erin" / "answers.yaml").write_text("dot-product: [\n")
     grade(course, subs, assignment="attention", out=out, jobs=2, progress=False, pages=False)
-    from qkv.results import records as results
 
     return {
         s: results.read(results.path_for(out, s))
@@ -799,7 +800,6 @@ def test_a_notebook_none_of_whose_cells_runs_is_ungradable_with_the_first_reason
         progress=False,
         pages=False,
     )
-    from qkv.results import records as results
 
     r = results.read(results.path_for(tmp_path / "out", "zed"))
     assert r.status.startswith("ungradable: syntax error in cell 4 (project), line 1:"), r.status
@@ -887,7 +887,6 @@ def test_check_on_a_notebook_runs_the_public_checks_and_the_answers_form(
 
 
 def test_quiz_show_writes_the_student_notebook_with_their_own_copy(tmp_path, capsys, course):
-    from qkv.cli import main
 
     copies = {}
     for student in ("alice", "bob"):

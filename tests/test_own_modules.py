@@ -64,7 +64,7 @@ def test_a_link_is_not_taken_and_too_much_code_is_one_line(tmp_path):
     os.symlink(tmp_path / "secret.txt", tmp_path / "linked.py")
     assert _own(tmp_path, b"import linked\n") == {}
     (tmp_path / "big.py").write_text("#" * 20_000)
-    with pytest.raises(QkvError, match="big.py: 20000 bytes, larger than the 10000-byte limit"):
+    with pytest.raises(QkvError, match=r"big\.py: 20000 bytes, larger than the 10000-byte limit"):
         _own(tmp_path, b"import big\n")
 
 

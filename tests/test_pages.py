@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import shutil
 from html.parser import HTMLParser
 from xml.etree import ElementTree
@@ -77,7 +78,7 @@ def test_same_results_give_byte_identical_pages(graded, tmp_path_factory, course
 
 
 def test_pages_are_self_contained_without_scripts_or_outside_urls(graded):
-    out, students = graded
+    out, _students = graded
     for path in [out / "report.html", *(out / "feedback").iterdir()]:
         tags = Tags(path.read_text(encoding="utf-8"))
         names = {t for t, _ in tags.tags}
@@ -291,7 +292,6 @@ def test_terminal_summary_shows_control_characters_instead_of_obeying_them(
 
 
 def test_checks_with_hidden_visibility_are_counted_but_not_shown(course, assignment, ref):
-    import dataclasses
 
     alice = build(assignment, ref)[0]
     secret = dataclasses.replace(alice.tests[0], name="project: secret check", visibility="hidden")

@@ -67,7 +67,7 @@ class Chromium:
 
         # The two pipes above took the lowest free descriptors, so 3 and 4 are in use in this process
         # and subprocess's own error pipe cannot land there; pass_fds keeps 3 and 4 open in the child.
-        self.log = open(profile.parent / "chromium.log", "wb")
+        self.log = open(profile.parent / "chromium.log", "wb")  # noqa: SIM115 - closed with the browser
         self.proc = subprocess.Popen(
             [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdin=subprocess.DEVNULL,
@@ -95,7 +95,10 @@ class Chromium:
 
     def wait_event(self, method: str, session: str, since: int) -> dict:
         """The first such event after self.events[since], including any that came in with a reply."""
-        match = lambda m: m.get("method") == method and m.get("sessionId") == session  # noqa: E731
+
+        def match(m):
+            return m.get("method") == method and m.get("sessionId") == session
+
         return next((e for e in self.events[since:] if match(e)), None) or self._wait(match)
 
     def _wait(self, wanted) -> dict:

@@ -2,6 +2,7 @@
 
 import pytest
 
+from course_content import CATALOGUE
 from qkv.course.config import parse_course
 from qkv.intake.submissions import Submission
 from qkv.sandbox.host import Sandbox
@@ -56,7 +57,6 @@ def submission(tmp_path, name, source):
 def test_one_report_per_student_and_test_with_weighted_points(
     pytester, tmp_path, ctx, reference_source
 ):
-    from course_content import CATALOGUE
 
     subs = [
         submission(tmp_path, "good", reference_source),

@@ -312,7 +312,7 @@ def test_one_answer_that_is_not_yaml_costs_that_answer_only(
         lost.score == 0 and f"line {broken + 1}: {list(key)[broken]}: invalid YAML" in lost.output
     )
     assert all(r.score == r.max_score for q, r in results.items() if q != list(key)[broken])
-    first = results[list(key)[0]].output
+    first = results[next(iter(key))].output
     assert (
         "answers.yaml: invalid YAML" in first
         and "each answer was read on its own" in first

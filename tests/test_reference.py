@@ -58,7 +58,7 @@ def test_reference_matches_naive_loops(ref, seed):
 def test_reference_matches_torch_sdpa_unscaled(ref, seed):
     """The optional cross-check (`pip install -e '.[crosscheck]'`); CI installs torch and requires it."""
     if os.environ.get("QKV_REQUIRE_TORCH"):
-        import torch
+        import torch  # noqa: PLC0415 - a heavy optional extra
     else:
         torch = pytest.importorskip(
             "torch", reason="the optional cross-check: pip install -e '.[crosscheck]'"
@@ -89,7 +89,7 @@ def test_softmax_is_stable_for_scores_near_1000_and_works_on_1d(ref):
 def test_no_reference_function_modifies_its_inputs(ref):
     X, W_q, W_k, W_v = random_inputs(7)
     before = [m.copy() for m in (X, W_q, W_k, W_v)]
-    O, A = ref.attend(X, W_q, W_k, W_v)
+    _O, A = ref.attend(X, W_q, W_k, W_v)
     S = np.log(A + 1)
     S_copy = S.copy()
     ref.softmax(S)

@@ -89,7 +89,7 @@ def test_bundle_holds_no_suite_and_no_reference_body(
         "e = np.exp(shifted)  # same shape, in (0, 1]",
         "return A @ V  # (n_q, d_v)",
     }
-    assert body_lines <= set(line.strip() for line in reference_source.splitlines())
+    assert body_lines <= {line.strip() for line in reference_source.splitlines()}
     for name in names:
         text = zipfile.ZipFile(bundle).read(name).decode()
         assert not body_lines & {line.strip() for line in text.splitlines()}, name
@@ -154,12 +154,15 @@ def test_bundle_public_checks_run_under_plain_pytest(
     """Stubs: every check skipped as not implemented; the reference pasted in: every check passes."""
     out = tmp_path / "ex"
     release.write(course, assignment, out=out, bundle=None)
-    run = lambda: subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out)],
-        capture_output=True,
-        text=True,
-        cwd=out,
-    )
+
+    def run():
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out)],
+            capture_output=True,
+            text=True,
+            cwd=out,
+        )
+
     stubs = run()
     assert "5 skipped" in stubs.stdout, stubs.stdout
     (out / "attention.py").write_text(reference_source)

@@ -6,6 +6,7 @@ import time
 import numpy as np
 
 from course_content import CONTENT
+from qkv.content.mistakes import inputs_key
 from qkv.grade.batch import grade
 from qkv.suites import calls
 from qkv.suites import runner as suite_runner
@@ -97,7 +98,6 @@ def test_identical_means_bit_for_bit_with_the_same_type():
 
 
 def test_a_memo_key_tells_apart_inputs_that_differ_in_any_bit_or_shape():
-    from qkv.content.mistakes import inputs_key
 
     a = np.arange(6.0)
     keys = {

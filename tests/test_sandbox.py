@@ -2,10 +2,13 @@
 
 import os
 import struct
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import qkv
 from qkv.course.config import Limits
 from qkv.sandbox import folders, isolation, wire
 from qkv.sandbox.host import Sandbox
@@ -85,7 +88,6 @@ def test_files_cannot_be_written_beyond_the_size_limit(tmp_path):
 
 
 def test_the_repository_is_out_of_reach(sb):
-    import qkv
 
     with session(sb, f"def f(S):\n    return open({qkv.__file__!r}).read()\n") as s:
         r = s.call("f", [S])
@@ -98,7 +100,6 @@ def test_a_child_cannot_reach_the_folder_of_the_child_before_it(sb):
     first = session(sb, "def f(S):\n    return S\n")
     try:
         assert first.load.ok  # its folder stays until it is closed; the next child runs meanwhile
-        import os
 
         secret = os.path.join(first.workdir, "attention.py")
         with session(sb, f"def f(S):\n    return open({secret!r}).read()\n") as second:
@@ -136,7 +137,7 @@ def test_each_sandbox_has_a_processor_share_of_its_own_whatever_its_submission_s
                 for pid in isolation.cgroup_pids(box.cgroup):
                     cpu = next(
                         line
-                        for line in open(f"/proc/{pid}/cgroup").read().splitlines()
+                        for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()
                         if line.split(":")[1].split(",").count("cpu")
                     )
                     groups.setdefault(box.cgroup, set()).add(cpu.split(":", 2)[2])
@@ -211,7 +212,6 @@ def test_messages_from_the_child_become_one_printable_line(sb):
 def test_empty_cgroups_of_dead_grading_processes_are_swept_at_start():
     if not isolation.probe().cgroups:
         pytest.skip("this machine has no writable cgroups v1")
-    import subprocess
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # its pid names a cgroup that nothing will clean up

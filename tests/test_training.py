@@ -14,7 +14,12 @@ from tests.conftest import ROOT
 
 from qkv.cli import main
 from qkv.content import loader
+from qkv.grade import batch
+from qkv.quiz import master
+from qkv.release import notebook as build
 from qkv.release import steps as release
+from qkv.reports import outputs
+from qkv.results.records import StudentResult
 from qkv.validate import synthetic
 
 
@@ -264,8 +269,6 @@ def test_the_notebook_runs_top_to_bottom_with_the_reference_and_draws_the_traini
 ):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
-    from qkv.quiz import master
-    from qkv.release import notebook as build
 
     for name in ("public_checks.py", "compare.py", "public_cases.json"):
         shutil.copy(ROOT / "exercises" / "training" / name, tmp_path / name)
@@ -390,8 +393,6 @@ def test_weights_that_overflow_cost_their_student_the_checks_not_the_run_its_pag
 def test_a_page_whose_figures_fail_is_written_without_them_and_the_grader_is_told(
     tmp_path, course, monkeypatch
 ):
-    from qkv.reports import outputs
-    from qkv.results.records import StudentResult
 
     training = course.assignment("training")
     shares = outputs.PerStudent(course, training, tmp_path)
@@ -407,7 +408,6 @@ def test_page_errors_of_the_pass_after_grading_reach_the_run_too(
 ):
     """A student with two hand-ins gets their page once the one that counts is chosen, after grading:
     a drawing that fails there is a grader error of the run as well."""
-    from qkv.grade import batch
 
     for handin in ("h1", "h2"):
         (tmp_path / "subs" / "s1" / handin).mkdir(parents=True)

@@ -83,7 +83,10 @@ def test_project_and_attend_backward_match_finite_differences(tr, seed):
     ]
     dQ, dK, dV = rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v))
     grads = tr.project_backward(X, dQ, dK, dV)
-    loss = lambda: sum(np.sum(g * m) for g, m in zip((dQ, dK, dV), tr.project(X, *W)))  # noqa: E731
+
+    def loss():
+        return sum(np.sum(g * m) for g, m in zip((dQ, dK, dV), tr.project(X, *W)))
+
     for got, w in zip(grads, W):
         close(got, numeric_gradient(loss, w))
     dO = rng.normal(size=(n, d_v))
@@ -144,5 +147,5 @@ def test_embeddings_are_distinct_and_carry_their_flags(tr):
     assert X[:, 0].tolist() == [1.0] * 10 + [0.0] * 3  # number flag
     assert X[:, 1].tolist() == [0.0] * 10 + [1.0, 0.0, 0.0]  # operator flag
     np.testing.assert_allclose(
-        (X @ tr.value_weights())[:, 0], list(range(10)) + [0, 0, 0]
+        (X @ tr.value_weights())[:, 0], [*list(range(10)), 0, 0, 0]
     )  # Values carry the magnitude

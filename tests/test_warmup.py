@@ -3,12 +3,13 @@
 import linecache
 import os
 import random
+import socket
 import sys
 
 import numpy as np
 
 from qkv.course.config import Limits
-from qkv.sandbox import warmup
+from qkv.sandbox import folders, warmup, zygote
 from qkv.sandbox.host import Sandbox
 
 
@@ -49,7 +50,6 @@ def test_a_submission_named_like_the_rehearsal_loads_its_own_module():
 def test_a_private_folder_is_new_private_and_named_apart_even_when_a_name_is_taken(
     tmp_path, monkeypatch
 ):
-    from qkv.sandbox import folders
 
     draws = iter([b"\x01" * 8, b"\x01" * 8, b"\x02" * 8])
     monkeypatch.setattr(folders.os, "urandom", lambda n: next(draws))
@@ -64,9 +64,6 @@ def test_a_private_folder_is_new_private_and_named_apart_even_when_a_name_is_tak
 
 
 def test_descriptors_passed_with_a_request_are_received_with_it():
-    import socket
-
-    from qkv.sandbox import zygote
 
     ours, theirs = socket.socketpair()
     r, w = os.pipe()

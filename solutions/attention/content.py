@@ -121,7 +121,10 @@ def feedback_section(recorded: dict, worked, tolerance) -> Section:
         if same_shape
         else None
     )
-    label = lambda n, i: tokens[i] if n == len(tokens) else f"#{i}"  # noqa: E731
+
+    def label(n, i):
+        return tokens[i] if n == len(tokens) else f"#{i}"
+
     if not same_shape:
         note = f"Its shape is {mine.shape}; with three tokens it should be 3 × 3."
     elif off.any():

@@ -128,7 +128,10 @@ def _table(title: str, matrix: np.ndarray, rows, cols) -> str:
 
 def render(fx: Fixture) -> str:
     """A readable text version of the example, for the terminal."""
-    dims = lambda n: [f"d{i}" for i in range(n)]  # noqa: E731
+
+    def dims(n):
+        return [f"d{i}" for i in range(n)]
+
     plus = fx.tokens.index("plus")
     parts = [
         "The 'two plus three' example (raw dot-product scores, no 1/sqrt(d_k) scaling)",

@@ -73,7 +73,10 @@ class Example:
 
     def render(self) -> str:
         """The example as text: "plus"'s row and the read-out, before and after training."""
-        share = lambda r: r["plus_row"][0] + r["plus_row"][2]  # noqa: E731
+
+        def share(r):
+            return r["plus_row"][0] + r["plus_row"][2]
+
         return "\n".join(
             [
                 f"Training on the arithmetic task from the course seed {self.seed} ({len(self.losses)} steps)",

@@ -11,11 +11,16 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from qkv.content import loader
 from qkv.course import layout
 from qkv.course.config import Assignment, Course, Limits
 from qkv.errors import QkvError
 from qkv.intake import submissions as submission
+from qkv.quiz import form
+from qkv.quiz import grading as quiz_grading
+from qkv.quiz.answers import read_answers
 from qkv.sandbox.host import Sandbox
+from qkv.shipped import cases as public_cases
 from qkv.shipped import checks as public_checks
 from qkv.shipped.checks import Line, NotImplementedYet
 
@@ -60,8 +65,6 @@ class Target:
 
 def for_course(course: Course, assignment: Assignment) -> Target:
     """The checks as the course defines them (the cases computed from the reference now)."""
-    from qkv.content import loader  # noqa: PLC0415 - a student's copy has no content to load
-    from qkv.shipped import cases as public_cases  # noqa: PLC0415
 
     content = loader.load(course, assignment)
     cases = public_cases.build(
@@ -75,8 +78,6 @@ def for_course(course: Course, assignment: Assignment) -> Target:
     )
     quiz = None
     if assignment.quiz:
-        from qkv.quiz import grading as quiz_grading  # noqa: PLC0415
-
         quiz = quiz_grading.load_quiz(course, assignment)
     return Target(
         layout.module_name(assignment), cases, course.limits, tuple(course.packages), quiz
@@ -96,8 +97,6 @@ def for_release(folder: Path) -> Target:
     quiz = None
     form_path = Path(folder) / layout.QUIZ_FORM_FILE
     if form_path.is_file():
-        from qkv.quiz import form  # noqa: PLC0415
-
         quiz = form.loads(form_path.read_text(encoding="utf-8"), name=str(form_path))
     return Target(module, cases, Limits(), tuple(cases.get("packages", ["numpy"])), quiz)
 
@@ -193,7 +192,6 @@ def check_answers(target: Target, source) -> tuple[bool, list[str]]:
     one line per problem, or one saying it is fine). (True, []) when there is no quiz."""
     if target.quiz is None:
         return True, []
-    from qkv.quiz.answers import read_answers  # noqa: PLC0415
 
     sheet = read_answers(source, target.quiz)
     problems = sheet.lines()

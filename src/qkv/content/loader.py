@@ -23,7 +23,7 @@ from qkv.content import reference as reference_mod
 from qkv.content.contract import REQUIRED
 from qkv.content.mistakes import Catalogue
 from qkv.course import layout
-from qkv.errors import QkvError
+from qkv.errors import QkvError, did_you_mean
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,8 +167,6 @@ def _load(reference_path: Path, assignment, seed: int) -> Content:
     content = Content(assignment, folder, reference_path, module, seed)
     unknown = [p.function for p in assignment.parts if p.function not in content.functions]
     if unknown:
-        from qkv.errors import did_you_mean  # noqa: PLC0415
-
         raise QkvError(
             f"assignment '{assignment.id}': part function '{unknown[0]}' is not one of "
             f"{', '.join(content.functions)}" + did_you_mean(unknown[0], content.functions)

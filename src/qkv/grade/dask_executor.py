@@ -132,7 +132,7 @@ class DaskExecutor:
         if not chunks:  # everyone was graded before: no need for a cluster
             return
         content = loader.load(course, assignment)
-        content.reference  # a broken reference fails here, once, rather than on every worker
+        _ = content.reference  # a broken reference fails here, once, rather than on every worker
         client = self._connect()
         plugin = GradingPlugin(course, assignment, loader.snapshot(course, assignment))
         try:

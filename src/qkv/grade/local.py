@@ -23,6 +23,7 @@ from qkv.content import loader
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
 from qkv.intake.submissions import Submission, answers_source
+from qkv.quiz import grading as quiz
 from qkv.reports import outputs
 from qkv.results import records as results
 from qkv.results.records import StudentResult
@@ -39,7 +40,6 @@ def extra_tests_for(course: Course, assignment: Assignment, content):
     """Tests graded outside the suites for each submission (the quiz), or None."""
     if not assignment.quiz:
         return None
-    from qkv.quiz import grading as quiz  # noqa: PLC0415 - only assignments with a quiz need it
 
     master = quiz.load_quiz(course, assignment)
     return lambda sub: quiz.grade_answers(

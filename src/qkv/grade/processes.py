@@ -12,6 +12,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from qkv.course.layout import submissions_root
+from qkv.sandbox.host import Sandbox
+
 STUDENTS_PER_PROCESS = 16
 
 
@@ -26,8 +29,6 @@ def early_sandboxes(course, submissions: Path, assignment: str, jobs: int | None
 
     A run graded in this process uses the first; a run with several grading processes hands one to
     each as it forks them (Sandbox.hand_over), and closes any the run turns out not to need."""
-    from qkv.course.layout import submissions_root  # noqa: PLC0415
-    from qkv.sandbox.host import Sandbox  # noqa: PLC0415
 
     try:
         entries = sum(

@@ -50,8 +50,12 @@ def run_inputs(course, assignment) -> dict:
     }
 
 
+# The `qkv` package: the kit's own files.
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
 @functools.cache
-def code_hash(root: Path = Path(__file__).resolve().parent.parent) -> str:
+def code_hash(root: Path = PACKAGE) -> str:
     """A hash of the kit's own files (the `qkv` package: code, templates, schemas)."""
     digest = hashlib.sha256()
     for path in sorted(

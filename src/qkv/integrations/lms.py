@@ -163,9 +163,9 @@ def course_table(graded: list[Graded], roster) -> str:
                 person.name if person else "",
                 person.email if person else "",
                 person.section if person else "",
+                *finals,
+                gradebook.fmt(sum(map(float, finals))),
             ]
-            + finals
-            + [gradebook.fmt(sum(map(float, finals)))]
         )
     return _csv(rows)
 

@@ -130,8 +130,9 @@ def part_score(
 
 def main(argv: list[str]) -> int:
     """python -m qkv.integrations.nbgrader_bridge COURSE ASSIGNMENT SUBMISSIONS OUT: grade, no pages."""
-    from qkv.course.config import load_course  # noqa: PLC0415
-    from qkv.grade import batch as grade  # noqa: PLC0415
+    # The student's kernel imports this module: only this subprocess may load the grader.
+    from qkv.course.config import load_course  # noqa: PLC0415 - see above
+    from qkv.grade import batch as grade  # noqa: PLC0415 - see above
 
     course_file, assignment, submissions, out = argv
     grade.grade(

@@ -87,7 +87,7 @@ def _judge(p: Posed, value) -> tuple[float, list[str]]:
     for trap in q.traps:  # their answers were parsed when the quiz loaded
         if KINDS[q.kind].score(value, trap.answer, q.tolerance) == 1:
             lines.append(trap.feedback)
-    return fraction, lines + [q.hint]
+    return fraction, [*lines, q.hint]
 
 
 def _once(make):

@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 
+from qkv.content import loader
 from qkv.course.config import Assignment, Course
 from qkv.course.declared import build, describe, described  # quiz.yaml reads like course.yaml
 from qkv.course.files import read_yaml
@@ -125,7 +126,6 @@ def load_quiz(course: Course, assignment: Assignment) -> Quiz:
     """Read and validate the assignment's quiz master; raises QkvError naming the path and value."""
     if not assignment.quiz:
         raise QkvError(f"course.yaml: assignment '{assignment.id}' has no quiz")
-    from qkv.content import loader  # noqa: PLC0415
 
     data = read_yaml(course.path(assignment.quiz), name=assignment.quiz, limit=MAX_QUIZ_BYTES)
     return parse_quiz(data, name=assignment.quiz, content=loader.load(course, assignment))
@@ -309,7 +309,7 @@ def _computed_shape(c: Computed, inputs: dict, where: str, content) -> tuple:
             raise QkvError(
                 f"{where}.fixture: unknown matrix '{c.fixture}' (known: {', '.join(matrices)})"
             )
-        values, rows, cols = matrices[c.fixture]
+        _values, rows, cols = matrices[c.fixture]
         for key, labels in (("row", rows), ("col", cols)):
             chosen = getattr(c, key)
             if chosen is not None and chosen not in labels:

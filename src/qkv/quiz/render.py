@@ -119,7 +119,7 @@ def render_markdown(quiz: Quiz, quiz_points: float) -> str:
             )
         if KINDS[q.kind].rule:
             notes.append(KINDS[q.kind].rule)
-        lines += [""] + _paragraphs(" ".join(notes + [_answer_line(q)]))
+        lines += ["", *_paragraphs(" ".join([*notes, _answer_line(q)]))]
     return "\n".join(lines) + "\n"
 
 

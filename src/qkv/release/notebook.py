@@ -20,6 +20,7 @@ from qkv.course import layout
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
 from qkv.intake import notebook
+from qkv.quiz import master as quiz_master
 from qkv.quiz import render as quiz_render
 
 DIRECTIVE = re.compile(r"^<!--\s*qkv:\s*(?P<what>[a-z-]+)(?:\s+(?P<arg>\w+))?\s*-->\s*$")
@@ -293,7 +294,6 @@ def sources(text: str) -> str:
 
 def master_notebook(course: Course, assignment: Assignment) -> dict:
     """The notebook with the solutions in, read from the course's files (for nbgrader's source/)."""
-    from qkv.quiz import master as quiz_master  # noqa: PLC0415
 
     if not assignment.notebook:
         raise QkvError(

@@ -212,8 +212,13 @@ def curve_svg(
         lo, hi = float(shown[ok].min()), float(shown[ok].max())
         span = hi - lo or 1.0
         last = max(y.size - 1, 1)
-        px = lambda i: left + plot_w * i / last  # noqa: E731
-        py = lambda v: top + plot_h - plot_h * (v - lo) / span  # noqa: E731
+
+        def px(i):
+            return left + plot_w * i / last
+
+        def py(v):
+            return top + plot_h - plot_h * (v - lo) / span
+
         runs, run = [], []
         for i, v in enumerate(shown.tolist()):
             if np.isfinite(v):

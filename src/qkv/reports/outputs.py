@@ -34,7 +34,7 @@ class PerStudent:
 
     def __call__(self, result) -> tuple[list[str], class_tally.Brief]:
         """(gradebook row as for a student on the roster, brief) of one result as grading wrote it."""
-        course, assignment = self.course, self.assignment
+        assignment = self.assignment
         result = overrides_mod.apply(result, self.adjust, assignment)
         if self.pages:
             atomic_write(

@@ -21,7 +21,8 @@ class Batches:
     def put(self, items: list) -> tuple[int, int]:
         if self._file is None:
             self._folder.mkdir(parents=True, exist_ok=True)
-            self._file = tempfile.TemporaryFile(dir=self._folder)  # unlinked from the start
+            # Unlinked from the start, and kept open for the run: close() closes it.
+            self._file = tempfile.TemporaryFile(dir=self._folder)  # noqa: SIM115 - see above
         blob = pickle.dumps(items, pickle.HIGHEST_PROTOCOL)
         where = (self._file.seek(0, 2), len(blob))
         self._file.write(blob)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import Enum
 
 
-class Outcome(str, Enum):
+class Outcome(str, Enum):  # noqa: UP042 - StrEnum would change how str() shows an outcome
     PASSED = "passed"
     FAILED = "failed"
     RAISED = "raised"

@@ -65,7 +65,7 @@ def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> No
         shared = isolation.map_shared(inputs, INPUTS_REGION)
         keep = sorted(setup.keep.union((req, rep) if ruleset is None else (req, rep, ruleset)))
         # The zygote's control socket is among those closed, and the inputs' file.
-        for low, high in zip(keep, keep[1:] + [65536]):
+        for low, high in zip(keep, [*keep[1:], 65536]):
             os.closerange(low + 1, high)
         # _signal, as signal.signal would build enums to say what it replaced.
         _signal.signal(_signal.SIGINT, _signal.SIG_DFL)

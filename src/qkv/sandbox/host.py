@@ -12,6 +12,7 @@ its sandboxes before it loads the rest of itself.
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -71,7 +72,6 @@ def runtime_paths(packages=("numpy",)) -> list[str]:
 
 def check_packages(packages) -> None:
     """Every allowed package must be importable here, where the zygote imports it."""
-    import importlib.util  # noqa: PLC0415
 
     for name in packages:
         if (

@@ -291,7 +291,7 @@ class Session:
             failure = CallResult(
                 "invalid", message=f"the child process sent a malformed reply ({ending[9:]})"
             )
-        return done + [failure]
+        return [*done, failure]
 
     def limit(self, function: str) -> float:
         """Seconds one call of `function` may take."""

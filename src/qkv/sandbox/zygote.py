@@ -17,7 +17,7 @@ import _socket
 # copied into every child's page tables at the fork and torn down at its exit: not numpy.testing
 # (5 MB), nor `socket`, `tempfile` and `shutil` (with zlib, bz2 and lzma: 30 mappings and 400 KB),
 # which only the keeper needs.
-import collections  # noqa: F401
+import collections  # noqa: F401 - for the children, as said above
 import ctypes
 import functools
 import gc

@@ -166,7 +166,7 @@ def _call_edits(node: ast.Call) -> list[ast.expr]:
                         ast.Call(
                             node.func,
                             node.args,
-                            rest[:k] + [ast.keyword("axis", _const(axis))] + rest[k:],
+                            [*rest[:k], ast.keyword("axis", _const(axis)), *rest[k:]],
                         )
                     )
     return out
@@ -208,7 +208,7 @@ def _replace(root: ast.AST, old: ast.AST, new: ast.AST) -> None:
                 setattr(parent, name, new)
                 return
             if isinstance(value, list) and any(v is old for v in value):
-                value[[i for i, v in enumerate(value) if v is old][0]] = new
+                value[next(i for i, v in enumerate(value) if v is old)] = new
                 return
 
 

@@ -11,6 +11,9 @@ from pathlib import Path
 
 from qkv.content import reference
 from qkv.course import layout
+from qkv.intake import notebook
+from qkv.quiz import grading as quiz
+from qkv.quiz import render as quiz_render
 from qkv.release import steps as release
 
 BROKEN = {
@@ -31,7 +34,7 @@ def stub(reference_source: str) -> str:
 
 def endless(reference_source: str, function: str) -> str:
     """The reference with `function` replaced by an endless loop (same signature)."""
-    first, last = reference.function_spans(reference_source)[function]
+    first, _last = reference.function_spans(reference_source)[function]
     header = reference_source.splitlines()[first - 1]
     return _splice(reference_source, {function: f"{header}\n    while True:\n        pass\n"})
 
@@ -57,8 +60,6 @@ def answers_for(course, assignment, content):
     broken YAML for broken kinds; None when the assignment has no quiz."""
     if not assignment.quiz:
         return lambda student, kind: None
-    from qkv.quiz import grading as quiz  # noqa: PLC0415
-    from qkv.quiz import render as quiz_render  # noqa: PLC0415
 
     master = quiz.load_quiz(course, assignment)
     wrong = getattr(content.module, "SYNTHETIC_QUIZ_MISTAKE", None)  # "question-id: wrong answer"
@@ -118,7 +119,6 @@ def write_class(
 def notebook_submission(template: str, source: str, answers: str | None = None) -> str:
     """A student's notebook: `template` (a released notebook's JSON text) with each solution cell
     holding that function's text from `source` (a student's .py file), and the answers cell `answers`."""
-    from qkv.intake import notebook  # noqa: PLC0415
 
     nb = json.loads(template)
     spans = reference.function_spans(source)

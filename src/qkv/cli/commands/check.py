@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 def _target(args: argparse.Namespace, path: Path):
     """The public checks from the course when there is one here (or --course), else from the
     released folder the path is in: a student's copy needs no course."""
-    from qkv.check import run as check
+    from qkv.check import run as check  # noqa: PLC0415 - loaded when the command runs
 
     folder = layout.released_folder(path)
     if args.course or Path(layout.COURSE_FILE).is_file() or folder is None:
@@ -38,14 +38,14 @@ def _target(args: argparse.Namespace, path: Path):
 
 
 def run(args: argparse.Namespace) -> int:
-    from qkv.check import run as check
+    from qkv.check import run as check  # noqa: PLC0415 - loaded when the command runs
 
     path = Path(args.path or ".")
     target = _target(args, path)
     code, answers = check.paths_to_check(target, path)
     ok = True
     if code is not None:
-        from qkv.sandbox.host import layers, missing_text
+        from qkv.sandbox.host import layers, missing_text  # noqa: PLC0415 - loaded when the command runs
 
         # A student's own code on their own machine: run with what there is, and say so.
         if layers().missing:

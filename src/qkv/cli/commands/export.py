@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from qkv.integrations import lms
+    from qkv.integrations import lms  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     path = lms.export(

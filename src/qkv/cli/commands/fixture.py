@@ -15,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from qkv.content import loader
+    from qkv.content import loader  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     example = loader.load(course, options.assignment(course, args)).example

@@ -45,7 +45,7 @@ def _executor(args: argparse.Namespace):
         return None
     if not args.scheduler:
         raise QkvError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
-    from qkv.grade import dask_executor
+    from qkv.grade import dask_executor  # noqa: PLC0415 - dask is a heavy optional extra
 
     return dask_executor.DaskExecutor(args.scheduler)
 
@@ -55,12 +55,12 @@ def run(args: argparse.Namespace) -> int:
     executor = _executor(args)
     sandboxes = []
     if executor is None:  # started before the rest of the grader loads (see processes.py)
-        from qkv.grade import processes
+        from qkv.grade import processes  # noqa: PLC0415 - loaded when the command runs
 
         sandboxes = processes.early_sandboxes(
             course, Path(args.submissions), options.assignment(course, args).id, args.jobs
         )
-    from qkv.grade import batch as grade
+    from qkv.grade import batch as grade  # noqa: PLC0415 - after the zygotes start
 
     summary = grade.grade(
         course,
@@ -84,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_summary(course, args: argparse.Namespace, summary) -> None:
-    from qkv.grade import batch as grade
-    from qkv.reports import class_report as report
+    from qkv.grade import batch as grade  # noqa: PLC0415 - after the zygotes start
+    from qkv.reports import class_report as report  # noqa: PLC0415 - loaded when the command runs
 
     out = Path(args.out)
     assignment = options.assignment(course, args)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from qkv.cli.commands import options
+from qkv.course.config import course_file
 
 
 def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -38,8 +39,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from qkv.course.config import course_file
-    from qkv.integrations import gradescope
+    from qkv.integrations import gradescope  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     path = gradescope.build_zip(
@@ -53,7 +53,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_inside(args: argparse.Namespace) -> int:
-    from qkv.integrations import gradescope
+    from qkv.integrations import gradescope  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     root = Path(args.root) if args.root else gradescope.default_root()

@@ -40,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from qkv.integrations import nbgrader_export
+    from qkv.integrations import nbgrader_export  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     out = Path(args.dir)
@@ -56,7 +56,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from qkv.integrations import nbgrader_grade
+    from qkv.integrations import nbgrader_grade  # noqa: PLC0415 - loaded when the command runs
 
     nb_course = Path(args.nbgrader_course)
     course = load_course(args.course or nbgrader_grade.course_file(nb_course))

@@ -34,9 +34,9 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 
 def _variant(args: argparse.Namespace):
-    from qkv.content import loader
-    from qkv.intake.submissions import is_valid_id
-    from qkv.quiz import grading as quiz
+    from qkv.content import loader  # noqa: PLC0415 - loaded when the command runs
+    from qkv.intake.submissions import is_valid_id  # noqa: PLC0415 - loaded when the command runs
+    from qkv.quiz import grading as quiz  # noqa: PLC0415 - loaded when the command runs
 
     if not is_valid_id(args.student):
         raise QkvError(f"--student: '{args.student}' is not a usable student id ({layout.ID_RULE})")
@@ -48,15 +48,15 @@ def _variant(args: argparse.Namespace):
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from qkv.quiz import render as quiz_render
+    from qkv.quiz import render as quiz_render  # noqa: PLC0415 - loaded when the command runs
 
     master, posed = _variant(args)
     text = quiz_render.render_text(master, posed, args.student)
     if not getattr(args, "notebook", None):
         print(text, end="")
         return 0
-    from qkv.release import notebook as notebook_build
-    from qkv.release import steps as release
+    from qkv.release import notebook as notebook_build  # noqa: PLC0415 - loaded when the command runs
+    from qkv.release import steps as release  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     assignment = options.assignment(course, args)
@@ -71,7 +71,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_key(args: argparse.Namespace) -> int:
-    from qkv.quiz import render as quiz_render
+    from qkv.quiz import render as quiz_render  # noqa: PLC0415 - loaded when the command runs
 
     master, posed = _variant(args)
     print(quiz_render.answer_key(master, posed, args.student), end="")

@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from qkv.release import steps as release
+    from qkv.release import steps as release  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     chosen = options.assignments(course, args)

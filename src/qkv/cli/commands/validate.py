@@ -24,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 def run(args: argparse.Namespace) -> int:
     if args.mutants:
         return _mutants(args)
-    from qkv.validate import run as validate
+    from qkv.validate import run as validate  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     verdicts = validate.validate(course, options.assignment(course, args), jobs=args.jobs)
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mutants(args: argparse.Namespace) -> int:
-    from qkv.validate import mutants
+    from qkv.validate import mutants  # noqa: PLC0415 - loaded when the command runs
 
     course = options.course(args)
     report = mutants.run(course, options.assignment(course, args), jobs=args.jobs)
