@@ -1,14 +1,10 @@
 """Per-student random generators, seeded in the trusted process.
 
 Every draw derives from the course seed, the assignment and the student id (and a label naming what
-is drawn), so a regrade draws the same cases and two students draw different ones. Two derivations:
+is drawn), so a regrade draws the same cases and two students draw different ones: `rng_for`
+for the quiz's variants, `suite_state` (a PCG64 state) for the hidden suites' cases.
 
-- `rng_for`, numpy's seeding of the hash's first 8 bytes: what the quiz's variants are drawn from
-  (a student's released quiz notebook holds them, so it never changes);
-- `suite_state`, the whole hash as a PCG64 state and stream: what the hidden suites' cases are drawn
-  from. A grading process asks for one per random test per student, and numpy's seeding (a
-  SeedSequence and a new bit generator each time) cost it 36 us a time, cold; a generator kept per
-  test and given this state costs a few.
+More in docs/internals/grading.md.
 """
 
 from __future__ import annotations

@@ -6,11 +6,7 @@ filesystem is shared. Each Dask worker process builds one grading context (the a
 with its own slot, the extra tests) when the grading plugin is registered, keeps it on the worker
 for every chunk of the run, and tears it down when the run ends.
 
-Workers must be trusted machines with this same version of qkv-kit installed, running as root for
-the full sandbox, one thread each (`dask worker ADDRESS --nworkers N --nthreads 1`): a worker grades
-one chunk at a time, so extra threads only wait. Student code runs in the worker's sandbox as it
-does locally; what crosses the network between client and workers is trusted data (Dask pickles
-it), including the reference and the hidden suites, so use a TLS scheduler address off a private network.
+More in docs/internals/grading.md.
 """
 
 from __future__ import annotations

@@ -2,16 +2,9 @@
 
 `qkv export FORMAT --graded DIR [--graded DIR ...] --out FILE`; each DIR is what `qkv grade` wrote
 for one assignment (its run.json names the assignment, its gradebook.csv holds the `final` scores,
-late credit and adjustments applied). Formats:
+late credit and adjustments applied); FORMAT is canvas, moodle, nbgrader or course.
 
-- `canvas`: Canvas's gradebook import: `Student,ID,SIS User ID,SIS Login ID,Section`, a column
-  `<title> (<assignment id>)` per assignment, a `Points Possible` row, then one row per roster student
-  (ids from the roster: `canvas_id`, `sis_id`, `sis_login_id`).
-- `moodle`: Moodle's grade import (map "Email address" to the user's email when importing).
-- `nbgrader`: the columns of `nbgrader export` (assignment, duedate, timestamp, student_id, ...).
-- `course`: one row per student, one column of final points per assignment, and their total.
-
-Canvas and Moodle match students by the roster's ids, so they need `roster:` in course.yaml.
+More in docs/internals/integrations.md.
 """
 
 from __future__ import annotations

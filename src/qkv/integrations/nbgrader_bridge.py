@@ -6,15 +6,7 @@ the first call grades the whole notebook with `qkv grade`'s own machinery (the s
 suites, the quiz) in a subprocess, and every call returns one part's points, printing on stdout what
 went wrong (a line on stderr would make nbgrader give the cell zero).
 
-Which notebook, course and student:
-
-- the notebook is the one being executed, read again from the kernel's folder (nbgrader runs a
-  notebook in its own folder, so the assignment's notebook file is there); its solution cells are
-  taken exactly as `qkv grade` takes them (qkv.intake);
-- the course is `qkv/course.yaml` beside the nbgrader_config.py found in a folder above the notebook,
-  which `qkv nbgrader export` wrote;
-- the student id is the folder above the assignment's (nbgrader's `autograded/<student>/<assignment>/`),
-  so each student draws the same random cases as `qkv grade` would give them.
+More in docs/internals/integrations.md.
 """
 
 from __future__ import annotations

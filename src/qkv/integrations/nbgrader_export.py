@@ -1,17 +1,9 @@
 """`qkv nbgrader export DIR`: the assignment as an nbgrader course, graded by this kit's hidden suites.
 
-DIR gets what `nbgrader generate_assignment` and `nbgrader autograde` need:
+DIR gets what `nbgrader generate_assignment` and `nbgrader autograde` need: nbgrader_config.py,
+the master notebook with a hidden test cell per part, and this course's instructor files.
 
-    nbgrader_config.py                    (kept if DIR already has one)
-    source/<assignment>/<module>.ipynb    the master notebook: solutions between markers, and after each
-                                          function's check a hidden test cell worth the part's points
-    source/<assignment>/public_checks.py, compare.py, public_cases.json   what the check cells import
-    qkv/course.yaml, qkv/solutions/...    this course (one assignment) and the instructor files the
-                                          hidden test cells grade with; never released to students
-
-Each hidden test cell calls qkv.integrations.nbgrader_bridge.part_score(), whose number nbgrader takes as
-the cell's partial credit; its code sits between BEGIN/END HIDDEN TESTS, so generate_assignment
-leaves students an empty graded cell.
+More in docs/internals/integrations.md.
 """
 
 from __future__ import annotations

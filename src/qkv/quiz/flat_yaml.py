@@ -7,8 +7,7 @@ comments, blank lines and `id: value` lines at the left margin, each value a pla
 builds the YAML node of exactly that form and gives None for anything else (quotes, indentation,
 anchors, tabs, a line it does not know), which PyYAML then reads in full, errors and all.
 
-The node is PyYAML's own: each word is typed by its resolver (YAML 1.1: `yes` is true, `1e3` is
-text) and the document is built by its SafeConstructor, so the answers are what PyYAML gives.
+More in docs/internals/grading.md.
 """
 
 from __future__ import annotations

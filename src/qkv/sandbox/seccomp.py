@@ -1,16 +1,6 @@
 """A seccomp filter for the confined children: a small BPF program that refuses what no submission needs.
 
-Kernel keys (which outlive processes and runs), debugging other processes, loading BPF or kernel
-modules, mounting, and entering or creating namespaces all fail with EPERM; so does any system call
-made through another architecture's entry point (32-bit `int 0x80` on x86_64, the x32 ABI), whose
-numbers would dodge the table. `clone3` answers ENOSYS, so the C library falls back to `clone`,
-whose flags the filter can read: a new namespace is refused there too. One exception: `unshare` of
-exactly a new IPC namespace, which each child makes for itself first thing, as root; once it has
-dropped to its uid, the kernel refuses it that anyway.
-
-The zygote installs the filter once, after its own set-up and before its first fork: every child is
-born under it (a filter is inherited and cannot be removed), and none pays to load it again. Built
-by hand with ctypes (no library needed); machines of another architecture go without it and say so.
+More in docs/internals/sandbox.md.
 """
 
 from __future__ import annotations

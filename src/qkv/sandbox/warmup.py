@@ -1,18 +1,10 @@
 """What the zygote does once, before its first fork, so that its children write to fewer of its pages.
 
 A child shares the zygote's memory until it writes to it; each page it writes is copied for it, at
-the cost of a page fault. Two kinds of writes are avoidable:
+the cost of a page fault. `rehearse` builds lazily made state once, and `fill_free_blocks` takes the
+allocator's scattered free blocks, so that a child writes to fewer pages.
 
-- state built lazily on first use: the interpreter's method cache and specialised bytecode, numpy's
-  ufunc loops and casts, the compiler's and json's. `rehearse` runs a child's whole round (load a
-  file, read a batch of calls, run them, answer) once in the zygote on a module of its own, so each
-  child finds that state built and only reads it;
-- the allocator's free blocks, scattered one or two to a page over the zygote's pools: a child's
-  first objects would be put there, a page copied for each. `fill_free_blocks` takes them, so a
-  child's objects go to fresh pools, many to a page.
-
-Neither changes what a child computes: the rehearsal's module is not left importable, and it draws
-nothing from any random generator a child inherits.
+More in docs/internals/sandbox.md.
 """
 
 from __future__ import annotations

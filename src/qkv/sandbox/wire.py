@@ -5,14 +5,7 @@ header states. Values are trees of arrays, tuples and None; arrays travel as lit
 with their shape in the header. Nothing is ever unpickled, and the reading side checks every size
 before it allocates: a child's reply is untrusted input.
 
-A value's tree is as small as JSON allows, since a batch holds one per input and result and every
-JSON object costs its reader: an array is its shape (a list of integers, [] for a scalar), None is
-null, a tuple is ["t", item, ...], and anything else is the name of its type (a string).
-
-A batch's inputs do not travel in its frame: the grader writes them into the submission's inputs
-region (inputs.py), a memory file the child has mapped, and the frame says where (`"inputs":
-[start, length]`). The child's calls get views of that region, so whatever a call does to its
-inputs the grader reads back there itself, instead of taking the child's word for it.
+More in docs/internals/sandbox.md.
 """
 
 from __future__ import annotations
