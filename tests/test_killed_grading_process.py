@@ -28,6 +28,14 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _cmdline(pid: int) -> bytes:
+    """The process's command line, or nothing once it has ended (it may end while it is listed)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def _grade(subs: Path, out: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [
@@ -58,9 +66,7 @@ def test_a_killed_grading_process_is_one_line_and_a_rerun_completes_the_batch(tm
     proc = _grade(subs, out)
     graders = []
     for _ in range(300):  # until the grading processes are forked and results come in
-        graders = [
-            p for p in _children(proc.pid) if b"qkv.cli" in Path(f"/proc/{p}/cmdline").read_bytes()
-        ]
+        graders = [p for p in _children(proc.pid) if b"qkv.cli" in _cmdline(p)]
         if graders and (out / "results").is_dir() and any((out / "results").iterdir()):
             break
         time.sleep(0.05)
