@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from qkv.course import deadlines
 from qkv.course.declared import build, described, fields
@@ -217,15 +217,15 @@ class Course:
         return self.root / relative
 
 
-def _unique(items, where: str) -> None:
-    seen = set()
+def _unique(items: tuple[Part | Assignment, ...], where: str) -> None:
+    seen: set[str] = set()
     for i, item in enumerate(items):
         if item.id in seen:
             raise QkvError(f"{where}[{i}].id: duplicate id '{item.id}'")
         seen.add(item.id)
 
 
-def parse_course(data, *, root: Path = Path("."), name: str = COURSE_FILE) -> Course:
+def parse_course(data: object, *, root: Path = Path("."), name: str = COURSE_FILE) -> Course:
     """Validate already-parsed YAML data into a Course."""
     course = build(Course, data, f"{name}:")
     _unique(course.assignments, f"{name}: assignments")
@@ -255,11 +255,11 @@ def load_course(path: Path | str | None = None) -> Course:
     return parse_course(data, root=path.resolve().parent, name=str(path))
 
 
-def grading_view(course: Course, assignment: Assignment) -> dict:
+def grading_view(course: Course, assignment: Assignment) -> dict[str, Any]:
     """What of the course decides one assignment's grades, as plain data: every field except those
     marked regrade=False, and of the assignments only this one. Results store its hash."""
 
-    def view(obj):
+    def view(obj: object) -> Any:
         if dataclasses.is_dataclass(obj):
             return {
                 f.name: view(getattr(obj, f.name))

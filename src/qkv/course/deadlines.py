@@ -9,15 +9,19 @@ if any) gets 100 % credit; within a `late:` window, that window's credit; after 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from qkv.course.layout import is_valid_id
 from qkv.errors import QkvError
+
+if TYPE_CHECKING:
+    from qkv.course.config import Assignment
 
 FULL_CREDIT = 100.0
 EXAMPLE = "2026-12-15T23:59:00+00:00"
 
 
-def parse_date(text, *, where: str) -> datetime:
+def parse_date(text: object, *, where: str) -> datetime:
     """A course.yaml date: ISO 8601 with a time zone; anything else is one line naming `where`."""
     if not isinstance(text, str):
         raise QkvError(f"{where}: expected an ISO 8601 date such as {EXAMPLE}, got {text!r}")
@@ -49,7 +53,7 @@ def iso(when: datetime) -> str:
     return when.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def check(assignment, where: str) -> None:
+def check(assignment: Assignment, where: str) -> None:
     """Validate an assignment's deadline, late windows and extensions (already typed by config)."""
     deadline = (
         parse_date(assignment.deadline, where=f"{where}.deadline") if assignment.deadline else None
@@ -57,6 +61,8 @@ def check(assignment, where: str) -> None:
     if (assignment.late or assignment.extensions) and deadline is None:
         key = "late" if assignment.late else "extensions"
         raise QkvError(f"{where}.{key}: set, but the assignment has no deadline")
+    if deadline is None:  # and so no late windows or extensions either
+        return
     before, credit = deadline, FULL_CREDIT
     for i, step in enumerate(assignment.late):
         until = parse_date(step.until, where=f"{where}.late[{i}].until")
@@ -88,7 +94,7 @@ def check(assignment, where: str) -> None:
             )
 
 
-def deadline_for(assignment, student: str) -> datetime | None:
+def deadline_for(assignment: Assignment, student: str) -> datetime | None:
     """The student's own deadline: their extension's, else the assignment's (None: no deadline)."""
     if not assignment.deadline:
         return None
@@ -98,7 +104,7 @@ def deadline_for(assignment, student: str) -> datetime | None:
     return parse_date(own, where="deadline")
 
 
-def credit(assignment, student: str, submitted_at: str | None) -> float:
+def credit(assignment: Assignment, student: str, submitted_at: str | None) -> float:
     """The percentage of the points a hand-in at `submitted_at` earns (100 without a time or a deadline).
 
     Late windows are measured from the assignment's deadline; an extension shifts every window by

@@ -12,20 +12,27 @@ import math
 import types
 import typing
 from dataclasses import field
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from qkv.errors import QkvError, did_you_mean
 
+T = TypeVar("T")
+
 
 def described(
-    description: str, default=dataclasses.MISSING, *, minimum=None, regrade: bool = True, **kw
-):
+    description: str,
+    default: Any = dataclasses.MISSING,
+    *,
+    minimum: float | None = None,
+    regrade: bool = True,
+    **kw: Any,
+) -> Any:
     """A dataclass field with a description (and an optional lower bound) for errors and the schema.
 
     regrade=False marks a field whose change needs no student's code graded again (a deadline, a
     title): `grading_view` leaves it out, so a rerun reuses the results and recomputes the rest.
     """
-    meta = {"description": description}
+    meta: dict[str, object] = {"description": description}
     if minimum is not None:
         meta["minimum"] = minimum
     if not regrade:
@@ -35,27 +42,27 @@ def described(
     return field(metadata=meta, **kw)
 
 
-def describe(value) -> str:
+def describe(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def fields(cls_or_obj):
+def fields(cls_or_obj: object) -> tuple[dataclasses.Field[Any], ...]:
     return class_fields(cls_or_obj if isinstance(cls_or_obj, type) else type(cls_or_obj))
 
 
 @functools.cache
-def class_fields(cls):
+def class_fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     return tuple(f for f in dataclasses.fields(cls) if not f.metadata.get("internal"))
 
 
 @functools.cache
-def type_hints(cls) -> dict:
+def type_hints(cls: type) -> dict[str, Any]:
     """The field types of a config class (typing resolves them slowly: once per class)."""
     return typing.get_type_hints(cls)
 
 
-def convert(tp, value, where: str):
+def convert(tp: Any, value: object, where: str) -> Any:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
@@ -73,7 +80,7 @@ def convert(tp, value, where: str):
         if not isinstance(value, list):
             raise QkvError(f"{where}: expected a list, got {describe(value)}")
         return tuple(convert(args[0], item, f"{where}[{i}]") for i, item in enumerate(value))
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return build(tp, value, where)
     if (
         tp is object
@@ -102,20 +109,20 @@ def convert(tp, value, where: str):
     raise TypeError(f"unsupported config type {tp!r}")  # a bug in this module, not user input
 
 
-def join(where: str, key) -> str:
+def join(where: str, key: object) -> str:
     """'course.yaml:' + 'limits' -> 'course.yaml: limits'; 'course.yaml: limits' + 'cpu_s' -> '....limits.cpu_s'."""
     return f"{where} {key}" if where.endswith(":") else f"{where}.{key}"
 
 
-def build(cls, data, where: str):
+def build(cls: type[T], data: object, where: str) -> T:
     if not isinstance(data, dict):
         raise QkvError(f"{where.rstrip(':')}: expected a mapping, got {describe(data)}")
-    hints = type_hints(cls)
+    hints = type_hints(typing.cast(type, cls))
     known = {f.name: f for f in fields(cls)}
     for key in data:
         if key not in known:
             raise QkvError(f"{join(where, key)}: unknown key" + did_you_mean(str(key), known))
-    values = {}
+    values: dict[str, object] = {}
     for name, f in known.items():
         sub = join(where, name)
         if name not in data:

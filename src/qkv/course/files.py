@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -37,7 +38,7 @@ def read_text(
         raise QkvError(f"{name}: not UTF-8 (byte {e.start})") from None
 
 
-def read_yaml(path: Path, *, name: str, limit: int, missing: str = "not found"):
+def read_yaml(path: Path, *, name: str, limit: int, missing: str = "not found") -> Any:
     """An instructor's YAML file (course.yaml, quiz.yaml), safely parsed; errors are one line naming `name`."""
     text = read_text(path, name=name, limit=limit, missing=missing)
     try:

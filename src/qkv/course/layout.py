@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from qkv.course.config import Assignment, Course
 
 COURSE_FILE = "course.yaml"
 SCHEMA_FILE = "course.schema.json"
@@ -19,7 +23,7 @@ STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
 ID_RULE = "letters, digits and . _ - @ +, starting with a letter or digit"  # what an error says of STUDENT_ID
 
 
-def is_valid_id(student) -> bool:
+def is_valid_id(student: object) -> bool:
     """A plain one-line student id: letters, digits and . _ - @ +, at most 100, not starting with a dot."""
     return isinstance(student, str) and STUDENT_ID.fullmatch(student) is not None
 
@@ -57,24 +61,24 @@ REPORT_FILE = "report.html"
 RUN_FILE = "run.json"
 
 
-def module_name(assignment) -> str:
+def module_name(assignment: Assignment) -> str:
     """The student's module: the stem of the reference's file name (attention for attention.py)."""
     return Path(assignment.source).stem
 
 
-def code_file(assignment) -> str:
+def code_file(assignment: Assignment) -> str:
     return f"{module_name(assignment)}.py"
 
 
-def notebook_file(assignment) -> str:
+def notebook_file(assignment: Assignment) -> str:
     return f"{module_name(assignment)}.ipynb"
 
 
-def public_test_file(assignment) -> str:
+def public_test_file(assignment: Assignment) -> str:
     return f"test_{module_name(assignment)}.py"
 
 
-def submission_files(assignment) -> tuple[str, str]:
+def submission_files(assignment: Assignment) -> tuple[str, str]:
     """The names a submission's code may have, in order of preference."""
     return code_file(assignment), notebook_file(assignment)
 
@@ -86,20 +90,20 @@ def released_folder(path: Path) -> Path | None:
     return folder if (folder / CASES_FILE).is_file() else None
 
 
-def content_dir(course, assignment) -> Path:
+def content_dir(course: Course, assignment: Assignment) -> Path:
     """solutions/<assignment>/: the folder that holds the reference and everything else of it."""
     return course.path(assignment.source).parent
 
 
-def suites_dir(course, assignment) -> Path:
+def suites_dir(course: Course, assignment: Assignment) -> Path:
     return content_dir(course, assignment) / SUITES_DIR
 
 
-def release_dir(course, assignment) -> Path:
+def release_dir(course: Course, assignment: Assignment) -> Path:
     return course.root / EXERCISES_DIR / assignment.id
 
 
-def bundle_path(course, assignment) -> Path:
+def bundle_path(course: Course, assignment: Assignment) -> Path:
     return course.root / DIST_DIR / f"{assignment.id}-student.zip"
 
 

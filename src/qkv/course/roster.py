@@ -9,10 +9,14 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from qkv.course import layout
 from qkv.course.files import read_text
 from qkv.errors import QkvError, did_you_mean
+
+if TYPE_CHECKING:
+    from qkv.course.config import Course
 
 REQUIRED = ("id", "name", "email", "section")
 OPTIONAL = ("sis_id", "sis_login_id", "canvas_id")
@@ -78,7 +82,7 @@ def parse(text: str, *, name: str) -> Roster:
     return Roster(tuple(sorted(students, key=lambda s: s.id)))
 
 
-def load(course) -> Roster | None:
+def load(course: Course) -> Roster | None:
     """The course's roster, or None when course.yaml names none."""
     if not course.roster:
         return None

@@ -6,13 +6,13 @@ import dataclasses
 import json
 import types
 import typing
-from typing import Literal
+from typing import Any, Literal
 
 from qkv.course.config import Course
 from qkv.course.declared import fields
 
 
-def _schema_of(tp) -> dict:
+def _schema_of(tp: Any) -> dict[str, Any]:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
@@ -41,15 +41,16 @@ def _schema_of(tp) -> dict:
             "required": required,
             "additionalProperties": False,
         }
-    return {
+    simple: dict[type, dict[str, Any]] = {
         bool: {"type": "boolean"},
         int: {"type": "integer"},
         float: {"type": "number"},
         str: {"type": "string", "minLength": 1},
-    }[tp]
+    }
+    return simple[tp]
 
 
-def json_schema() -> dict:
+def json_schema() -> dict[str, Any]:
     schema = _schema_of(Course)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

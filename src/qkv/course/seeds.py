@@ -10,6 +10,7 @@ More in docs/internals/grading.md.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ def rng_for(course_seed: int, assignment: str, student: str, label: str) -> np.r
     return np.random.default_rng(seed_for(course_seed, assignment, student, label))
 
 
-def suite_state(course_seed: int, assignment: str, student: str, label: str) -> dict:
+def suite_state(course_seed: int, assignment: str, student: str, label: str) -> dict[str, Any]:
     """The PCG64 state a suite test's cases for one student are drawn from: the hash's first 16 bytes
     as the generator's state, the last 16 as its stream (any odd increment is a stream of its own)."""
     digest = _digest(course_seed, assignment, student, label)
@@ -44,7 +45,7 @@ def suite_state(course_seed: int, assignment: str, student: str, label: str) -> 
     }
 
 
-def suite_rng(state: dict, rng: np.random.Generator | None = None) -> np.random.Generator:
+def suite_rng(state: dict[str, Any], rng: np.random.Generator | None = None) -> np.random.Generator:
     """A PCG64 generator put in `state` (suite_state): `rng` when given (one kept to be reused), else a new one."""
     rng = rng if rng is not None else np.random.Generator(np.random.PCG64(0))
     rng.bit_generator.state = state

@@ -10,36 +10,36 @@ from __future__ import annotations
 
 import csv
 import heapq
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from qkv.course import deadlines
+from qkv.course.config import Assignment
 from qkv.results.records import StudentResult, atomic_file
 
 MISSING = "missing"
 NOT_ON_ROSTER = " (not on roster)"
 
 
-def columns(assignment) -> list[str]:
+def columns(assignment: Assignment) -> list[str]:
     return [p.id for p in assignment.parts] + (["quiz"] if assignment.quiz else [])
 
 
-def header(assignment) -> list[str]:
+def header(assignment: Assignment) -> list[str]:
     return ["student", *columns(assignment), "total", "submitted_at", "credit", "final", "status"]
 
 
-def max_points(assignment) -> float:
+def max_points(assignment: Assignment) -> float:
     """The most points the assignment gives: its parts and its quiz."""
-    return round(
-        sum(p.points for p in assignment.parts)
-        + (assignment.quiz_points if assignment.quiz else 0),
-        6,
-    )
+    points: float = sum(p.points for p in assignment.parts)
+    return round(points + (assignment.quiz_points if assignment.quiz else 0), 6)
 
 
 def fmt(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-def row(assignment, result: StudentResult) -> list[str]:
+def row(assignment: Assignment, result: StudentResult) -> list[str]:
     """A graded student's row (of a student on the roster, or with no roster: see off_roster)."""
     submitted = result.extra.get("submitted_at") or ""
     credit = deadlines.credit(assignment, result.student, submitted or None)
@@ -59,20 +59,25 @@ def off_roster(row: list[str]) -> list[str]:
     return [*row[:-1], row[-1] + NOT_ON_ROSTER]
 
 
-def missing_row(assignment, student: str) -> list[str]:
+def missing_row(assignment: Assignment, student: str) -> list[str]:
     """A roster student without a submission: no points, no credit."""
     return [student, *("0" for _ in columns(assignment)), "0", "", "0", "0", MISSING]
 
 
-def write(path, assignment, *sorted_rows) -> None:
+def _student(row: list[str]) -> str:
+    return row[0]
+
+
+def write(path: Path, assignment: Assignment, *sorted_rows: Iterable[list[str]]) -> None:
     """Write gradebook.csv from streams of rows each sorted by student, merged a row at a time."""
     with atomic_file(path) as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(header(assignment))
-        writer.writerows(heapq.merge(*sorted_rows, key=lambda r: r[0]))
+        merged: Iterator[list[str]] = heapq.merge(*sorted_rows, key=_student)
+        writer.writerows(merged)
 
 
-def read(path) -> list[dict]:
+def read(path: Path) -> list[dict[str, str]]:
     """gradebook.csv as one dict per row (for exports)."""
     with open(path, encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pickle
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any, Self
 
 BATCH = 256  # items pickled together by a Spool
 
@@ -14,11 +16,11 @@ BATCH = 256  # items pickled together by a Spool
 class Batches:
     """Batches written (`put`) and read back (`get`) where `put` said they are."""
 
-    def __init__(self, folder):
+    def __init__(self, folder: Path | str) -> None:
         self._folder = Path(folder)  # where the file goes, made with the first batch
-        self._file = None
+        self._file: IO[bytes] | None = None
 
-    def put(self, items: list) -> tuple[int, int]:
+    def put(self, items: list[Any]) -> tuple[int, int]:
         if self._file is None:
             self._folder.mkdir(parents=True, exist_ok=True)
             # Unlinked from the start, and kept open for the run: close() closes it.
@@ -28,38 +30,40 @@ class Batches:
         self._file.write(blob)
         return where
 
-    def get(self, where: tuple[int, int]) -> list:
+    def get(self, where: tuple[int, int]) -> list[Any]:
         offset, length = where
+        assert self._file is not None, "nothing was put"
         self._file.seek(offset)
-        return pickle.loads(self._file.read(length))
+        items: list[Any] = pickle.loads(self._file.read(length))
+        return items
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
 class Spool(Batches):
     """Items appended one at a time, read back in order (as often as wanted), a batch at a time."""
 
-    def __init__(self, folder, batch: int | None = None):
+    def __init__(self, folder: Path | str, batch: int | None = None) -> None:
         super().__init__(folder)
         self._batch = batch or BATCH
         self._written: list[tuple[int, int]] = []  # where each full batch is
-        self._pending: list = []
+        self._pending: list[Any] = []
 
-    def append(self, item) -> None:
+    def append(self, item: Any) -> None:
         self._pending.append(item)
         if len(self._pending) >= self._batch:
             self._written.append(self.put(self._pending))
             self._pending = []
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         for where in self._written:
             yield from self.get(where)
         yield from self._pending

@@ -12,9 +12,11 @@ import csv
 import dataclasses
 import io
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from qkv.course import layout
+from qkv.course.config import Assignment, Course
 from qkv.course.files import read_text
 from qkv.errors import QkvError, did_you_mean
 from qkv.results.outcomes import Outcome
@@ -38,11 +40,12 @@ class Override:
         return f"{self.points:+g}" if self.is_change else f"{self.points:g}"
 
 
-def part_max(assignment, part: str) -> float:
-    return assignment.quiz_points if part == "quiz" else assignment.part(part).points
+def part_max(assignment: Assignment, part: str) -> float:
+    points: float = assignment.quiz_points if part == "quiz" else assignment.part(part).points
+    return points
 
 
-def parse(text: str, *, name: str, assignment) -> tuple[Override, ...]:
+def parse(text: str, *, name: str, assignment: Assignment) -> tuple[Override, ...]:
     """The overrides in `text`; errors are one line naming the file and the line."""
     reader = csv.DictReader(io.StringIO(text))
     if tuple(reader.fieldnames or ()) != HEADER:
@@ -80,7 +83,7 @@ def parse(text: str, *, name: str, assignment) -> tuple[Override, ...]:
     return tuple(found)
 
 
-def load(course, assignment) -> tuple[Override, ...]:
+def load(course: Course, assignment: Assignment) -> tuple[Override, ...]:
     """The assignment's overrides, or () when it names no file."""
     if not assignment.overrides:
         return ()
@@ -96,7 +99,9 @@ def load(course, assignment) -> tuple[Override, ...]:
     return parse(text, name=str(path), assignment=assignment)
 
 
-def apply(result: StudentResult, overrides, assignment) -> StudentResult:
+def apply(
+    result: StudentResult, overrides: Iterable[Override], assignment: Assignment
+) -> StudentResult:
     """The result with one `adjusted` entry per override of this student (its score is the change made)."""
     tests = list(result.tests)
     for o in (o for o in overrides if o.student == result.student):
@@ -122,5 +127,5 @@ def apply(result: StudentResult, overrides, assignment) -> StudentResult:
     )
 
 
-def adjustments(result) -> list[TestResult]:
+def adjustments(result: StudentResult) -> list[TestResult]:
     return [t for t in result.tests if t.outcome == OUTCOME]

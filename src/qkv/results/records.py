@@ -11,9 +11,11 @@ import contextlib
 import json
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import IO, Any
 
 from qkv.course import layout
 from qkv.results.outcomes import Outcome
@@ -30,7 +32,7 @@ class TestResult:
     mistake: str | None = None  # catalogue id when the output matched a known mistake
     visibility: str = "after_published"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         if not (
             math.isfinite(self.score) and math.isfinite(self.max_score)
         ):  # strict JSON: a failed check instead
@@ -56,7 +58,7 @@ class TestResult:
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> TestResult:
+    def from_json(cls, d: dict[str, Any]) -> TestResult:
         extra = d.get("extra_data", {})
         return cls(
             d["name"],
@@ -77,10 +79,9 @@ class StudentResult:
     columns: tuple[str, ...]  # gradebook columns in order: the parts, then "quiz" when there is one
     status: str = "graded"  # "graded", or one line on why nothing could be graded
     output: str = ""  # the submission's own stdout/stderr, capped
-    recorded: dict = field(
-        default_factory=dict
-    )  # plain values the suites recorded for the feedback page
-    extra: dict = field(default_factory=dict)
+    # Plain values the suites recorded for the feedback page.
+    recorded: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     # Sums are rounded to 6 decimals: a part of 20 points shared by 7 checks must add up to 20.
     @cached_property
@@ -111,10 +112,10 @@ class StudentResult:
     def max_total(self) -> float:
         return round(sum(t.max_score for t in self.tests), 6)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self._json([t.to_json() for t in self.tests])
 
-    def _json(self, tests: list) -> dict:
+    def _json(self, tests: list[dict[str, Any]]) -> dict[str, Any]:
         parts = {c: self.part_score(c) for c in self.columns}
         summary = "; ".join(f"{c} {_num(parts[c])}/{_num(self.part_max(c))}" for c in self.columns)
         return {
@@ -135,7 +136,9 @@ class StudentResult:
         }
 
     @classmethod
-    def from_json(cls, d: dict, tests: tuple[TestResult, ...] | None = None) -> StudentResult:
+    def from_json(
+        cls, d: dict[str, Any], tests: tuple[TestResult, ...] | None = None
+    ) -> StudentResult:
         """The result `d` holds; `tests`, when given, are its checks already read from d["tests"]."""
         extra = dict(d["extra_data"])
         known = ("student", "status", "columns", "parts", "submission_output", "recorded")
@@ -152,10 +155,10 @@ class StudentResult:
         )
 
 
-def _finite_or_none(value):
+def _finite_or_none(value: Any) -> Any:
     """A tree of numbers with every number finite, or None: strict JSON has no NaN or Infinity."""
 
-    def finite(v) -> bool:
+    def finite(v: Any) -> bool:
         if isinstance(v, (list, tuple)):
             return all(finite(x) for x in v)
         return not isinstance(v, float) or math.isfinite(v)
@@ -163,7 +166,7 @@ def _finite_or_none(value):
     return value if finite(value) else None
 
 
-def strict_json(value) -> str:
+def strict_json(value: object) -> str:
     """One-line strict JSON (sorted keys); a NaN or an infinity left anywhere becomes null."""
     try:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
@@ -171,7 +174,7 @@ def strict_json(value) -> str:
         return json.dumps(_nulls(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def _nulls(value):
+def _nulls(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
@@ -210,7 +213,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 
 
 @contextlib.contextmanager
-def atomic_file(path: Path):
+def atomic_file(path: Path) -> Iterator[IO[str]]:
     """A text file written in pieces, as atomic_write writes one string: it replaces `path` only
     once the block ends without an error (else it is removed)."""
     path = Path(path)
@@ -237,7 +240,9 @@ def path_for(out: Path, student: str, handin: str = "") -> Path:
 
 # -- the text of a results file, from its checks' texts ---------------------------------------------
 
-_CHECKS: dict = {}  # a check (and how its numbers are written) -> (its JSON text, the check read back from it)
+_CHECKS: dict[
+    Any, Any
+] = {}  # a check (and how its numbers are written) -> (its JSON text, the check read back from it)
 CHECKS_KEPT = 256  # the checks most students share (passed ones, common mistakes, blank answers) come back soon
 
 

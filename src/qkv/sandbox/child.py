@@ -23,6 +23,7 @@ import sys
 import traceback
 import types
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -173,7 +174,7 @@ class Child:
         self.req, self.rep, self.entry = req, rep, entry
         self.inputs = inputs
         self.gate = gate  # the import gate in force, told when the file's own top lines run
-        self.module = None
+        self.module: types.ModuleType | None = None
         self.path = os.path.join(workdir, entry)
         # Code, tracebacks and warnings name the file as the student does, relative to the working
         # folder: the folder's random name would make the same submission's output differ per run.
@@ -324,7 +325,7 @@ class Child:
             return [wire.Op.MEMORY], []
         except BaseException as e:  # RecursionError, SystemExit, ...: the student's, as raised
             return traces.raised(e, self.filename, self.cells), []
-        arrays = []
+        arrays: list[Any] = []
         try:
             value = wire.encode_value(result, arrays)
             arrays = [wire.array_bytes(a) for a in arrays]
@@ -348,6 +349,7 @@ class Child:
         region = self.inputs
         if not 0 <= offset <= offset + length <= len(region):
             raise wire.WireError("the inputs are not in the inputs region")
+        value: object
         for function, *trees in header["calls"]:
             args, originals = [], []
             for tree in trees:

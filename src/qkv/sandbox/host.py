@@ -127,7 +127,7 @@ class Sandbox:
                 memory_bytes=(limits.memory_mb + 256) << 20,
             )
         sweep_scratch()
-        self._proc = None
+        self._proc: subprocess.Popen[bytes] | None = None  # the keeper process
         self.broken = False
         self._handed_over = False  # another process serves this sandbox now (hand_over)
         self._start_zygote()
@@ -169,9 +169,9 @@ class Sandbox:
         for (
             procs
         ) in self._cgroup_procs:  # children are born in the cgroup: no migration per student
-            Path(procs).write_text(str(self._proc.pid))
+            Path(procs).write_text(str(self._keeper.pid))
         self._control.settimeout(CONTROL_TIMEOUT_S)
-        self.zygote_pids = {self._proc.pid}
+        self.zygote_pids = {self._keeper.pid}
         self._unanswered = 0
         # The keeper answers once it has imported numpy; until the first submission needs it, this
         # process goes on (loading the reference and the suites) while the zygote warms up.
@@ -283,11 +283,11 @@ class Sandbox:
         else:
             try:
                 if kill:
-                    self._proc.kill()
-                self._proc.wait(timeout=5)
+                    self._keeper.kill()
+                self._keeper.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
-                self._proc.kill()
-                self._proc.wait()
+                self._keeper.kill()
+                self._keeper.wait()
         self.zygote_pids = set()
         for _ in range(100):
             if not self.survivors():
@@ -355,15 +355,20 @@ class Sandbox:
         process that started it, so whether it lives is read from /proc, not from a wait."""
         self._adopted = True
 
+    @property
+    def _keeper(self) -> subprocess.Popen[bytes]:
+        assert self._proc is not None, "the keeper is started in __init__"
+        return self._proc
+
     def _keeper_ended(self) -> bool:
         if not self._adopted:
-            return self._proc.poll() is not None
-        return _exited(self._proc.pid)
+            return self._keeper.poll() is not None
+        return _exited(self._keeper.pid)
 
     def _end_adopted(self, *, kill: bool) -> None:
         """Let the keeper end (it kills its zygote and removes its folder once the control socket
         closes), or kill it; its starter reaps it."""
-        pid = self._proc.pid
+        pid = self._keeper.pid
         deadline = time.monotonic() + (0 if kill else 5)
         while not _exited(pid) and time.monotonic() < deadline:
             time.sleep(0.002)

@@ -108,7 +108,7 @@ def _guarded_lines(source: str) -> list[tuple[int, int]]:
             and node.body
             and any(names(i.context_expr) & catching for i in node.items)
         ):
-            spans.append((node.body[0].lineno, node.body[-1].end_lineno))
+            spans.append((node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno))
     return spans
 
 
@@ -164,7 +164,8 @@ class Gate:
         self.names = allowed_names(self.allowed)
         self.own = own
         self.home = ""  # the submission's folder, where its own modules are
-        self.loading = None  # (file name, source being run) while a submission's top lines run
+        # (file name, source being run) while a submission's top lines run.
+        self.loading: tuple[str, str] | None = None
         self.refused: list[
             tuple[str, int, str]
         ] = []  # (message, line, its code) of each module given as Refused
@@ -198,7 +199,7 @@ class Gate:
         if self.loading is None:
             return None
         filename, source = self.loading
-        frame = sys._getframe(2)
+        frame: types.FrameType | None = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename != filename:
             frame = frame.f_back
         if frame is None or frame.f_code.co_name != "<module>":

@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterable
+from typing import Any, NoReturn
 
 import numpy as np
 
-from qkv.sandbox.ops import Op
+from qkv.sandbox.ops import Op as Op  # the messages' names, for both sides
+
+# A value as it travels: an array's shape, ["t", item, ...] for a tuple, None, or a type's name.
+Tree = list[Any] | str | None
+# What a payload is read from: a frame's bytes, or the inputs region.
+Buffer = bytes | bytearray | memoryview
 
 CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first line, cell label, part's start], ...]
 MAX_HEADER = 1 << 20
@@ -42,7 +49,7 @@ class WireError(Exception):
 TUPLE = "t"  # the first item of a tuple's tree
 
 
-def encode_value(value, arrays: list, depth: int = 0):
+def encode_value(value: object, arrays: list[np.ndarray], depth: int = 0) -> Tree:
     """Describe value as a tree (see above), appending its arrays (as float64) to `arrays`."""
     if (
         type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM
@@ -65,24 +72,25 @@ def encode_value(value, arrays: list, depth: int = 0):
     return list(arr.shape)
 
 
-def _is_numeric_list(value) -> bool:
+def _is_numeric_list(value: tuple[object, ...] | list[object]) -> bool:
     """A list or tuple of numbers (a row written as a list) travels as one array."""
     return len(value) > 0 and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
     )
 
 
-def pack(header: dict, arrays=()) -> bytes:
+def pack(header: dict[str, Any], arrays: Iterable[np.ndarray | bytes] = ()) -> bytes:
     """A frame: the header (with the payload's length added) and the arrays' bytes (each an array,
     or its bytes already taken, as float64 little-endian: see array_bytes)."""
-    payload = b"".join(a if type(a) is bytes else array_bytes(a) for a in arrays)
+    payload = b"".join(a if isinstance(a, bytes) else array_bytes(a) for a in arrays)
     head = json.dumps({**header, "payload": len(payload)}, separators=(",", ":")).encode()
     return LENGTH.pack(len(head)) + head + payload
 
 
-def array_bytes(array) -> bytes:
+def array_bytes(array: np.ndarray) -> bytes:
     """An array's values as they travel: float64, little-endian, in C order."""
-    return array.astype("<f8", copy=False).tobytes()
+    data: bytes = array.astype("<f8", copy=False).tobytes()
+    return data
 
 
 LOADED_FRAME = pack({"op": Op.LOADED})  # what every child that loads answers, byte for byte
@@ -100,7 +108,7 @@ def _nesting(head: bytes) -> int:
     return int(np.cumsum(_BRACKET_STEP[np.frombuffer(head, dtype=np.uint8)]).max(initial=0))
 
 
-def parse_header(head: bytes) -> dict:
+def parse_header(head: bytes) -> dict[str, Any]:
     """A header from an untrusted side: any failure (size, nesting, number, type) is a WireError."""
     if len(head) > MAX_HEADER:
         raise WireError("header too large")
@@ -122,11 +130,13 @@ def parse_header(head: bytes) -> dict:
     return header
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-def decode_value(tree, payload, offset: int = 0, depth: int = 0):
+def decode_value(
+    tree: object, payload: Buffer, offset: int = 0, depth: int = 0
+) -> tuple[object, int]:
     """Rebuild a value from its tree and the payload; returns (value, next offset).
 
     From a writable payload (a bytearray) arrays are views of it, each its own stretch; from bytes,
@@ -142,25 +152,26 @@ def decode_value(tree, payload, offset: int = 0, depth: int = 0):
         return _decode_array(tree, payload, offset)
     if len(tree) > MAX_ITEMS + 1:
         raise WireError("tuple is malformed")
-    out = []
+    out: list[object] = []
     for item in tree[1:]:
         value, offset = decode_value(item, payload, offset, depth + 1)
         out.append(value)
     return tuple(out), offset
 
 
-def _decode_array(shape: list, payload, offset: int):
+def _decode_array(shape: list[object], payload: Buffer, offset: int) -> tuple[np.ndarray, int]:
     if len(shape) > MAX_NDIM:
         raise WireError("array shape is malformed")
-    count = 1
+    count, dims = 1, []
     for d in shape:
         if type(d) is not int or not 0 <= d <= MAX_PAYLOAD:  # a bool is not an int here
             raise WireError("array shape is malformed")
         count *= d
+        dims.append(d)
     nbytes = 8 * count
     if offset + nbytes > len(payload):
         raise WireError("array is larger than the payload")
-    arr = np.frombuffer(payload, dtype=_F8, count=count, offset=offset).reshape(shape)
+    arr = np.frombuffer(payload, dtype=_F8, count=count, offset=offset).reshape(dims)
     if not arr.flags.writeable or arr.dtype != np.float64:
         arr = arr.astype(np.float64)
     return arr, offset + nbytes
@@ -179,12 +190,13 @@ class Other:
 class Frames:
     """Bytes read from the child, cut into whole frames; every size is checked before it is trusted."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.buf = bytearray()
-        self.header = None  # the parsed header of the frame at the front, once it is whole
+        # The parsed header of the frame at the front, once it is whole.
+        self.header: dict[str, Any] | None = None
         self.need = 0
 
-    def take(self):
+    def take(self) -> tuple[dict[str, Any], bytearray] | None:
         """The first whole frame (header, payload), or None while it is incomplete."""
         buf = self.buf
         if self.header is None:

@@ -9,7 +9,9 @@ earns partial credit by the checks it passes.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,26 +23,30 @@ from qkv.sandbox.host import Sandbox
 from qkv.suites.calls import Planned, PlanningExpect, ReferenceMemo, StudentCalls, planning_call
 from qkv.suites.expect import CheckFailed, Expect, StudentProblem
 
+if TYPE_CHECKING:
+    from qkv.content.loader import Content
+    from qkv.course.config import Assignment, Course
+    from qkv.sandbox.session import Session
+
 
 @dataclass
 class GradingContext:
     """Everything trusted that grading needs; built once per grading process."""
 
-    course: object
-    assignment: object
-    content: object  # qkv.content.loader.Content: the reference, the catalogue, the example
-    sandbox: Sandbox
-    extra_tests: object = None  # extra_tests(submission) -> list[TestResult], e.g. the quiz
-    tests: list | None = (
-        None  # the collected suite tests (SuiteTest), once collected in this process
-    )
+    course: Course
+    assignment: Assignment
+    content: Content  # the reference, the catalogue, the example
+    sandbox: Sandbox | None  # None until the grading process has its own
+    # extra_tests(submission): the tests graded outside the suites, e.g. the quiz.
+    extra_tests: Callable[[Submission], list[TestResult]] | None = None
+    tests: list[SuiteTest] | None = None  # the collected suite tests, once collected here
 
 
 @dataclass(frozen=True)
 class SuiteTest:
     """One collected suite test: its function, part, weight and points."""
 
-    item: object
+    item: Any  # a pytest Item, or a collect.PlainItem: what the runner reads of either
     part: str
     name: str  # "<part>: <what the test checks>"
     max_score: float
@@ -52,17 +58,22 @@ class _StudentRun:
 
     sub: Submission
     calls: StudentCalls | None = None
-    recorded: dict = field(default_factory=dict)  # what the suites recorded for the feedback page
-    shared: dict = field(default_factory=dict)  # calls several checks share (Expect.call_shared)
-    early: object = (
-        None  # a child started before the tests were planned, until the first call takes it
-    )
-    rngs: dict = field(
-        default_factory=dict
-    )  # test name -> its generator's seeded state (seeds.suite_state)
-    replays: list = field(
-        default_factory=list
-    )  # per test: (first planned call, end, what it recorded) or None
+    # What the suites recorded for the feedback page.
+    recorded: dict[str, Any] = field(default_factory=dict)
+    # Calls several checks share (Expect.call_shared).
+    shared: dict[Any, Any] = field(default_factory=dict)
+    # A child started before the tests were planned, until the first call takes it.
+    early: Session | None = None
+    # Test name -> its generator's seeded state (seeds.suite_state).
+    rngs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Per test: (first planned call, end, what it recorded) or None.
+    replays: list[Any] = field(default_factory=list)
+
+    @property
+    def live(self) -> StudentCalls:
+        """The student's calls, made once their grading has begun."""
+        assert self.calls is not None, "the calls are made before the tests run"
+        return self.calls
 
 
 class SuiteRun:
@@ -113,7 +124,7 @@ class SuiteRun:
             sub.problem or sub.files is None
         ):  # the child loads the file while the tests are planned
             try:
-                run.early = self.ctx.sandbox.open(
+                run.early = self._sandbox.open(
                     sub.files,
                     entry=layout.code_file(self.ctx.assignment),
                     wait=False,
@@ -150,7 +161,8 @@ class SuiteRun:
             return planned
         shared: dict = {}
         for i, test in enumerate(self.tests):
-            start, recorded = len(planned), {}
+            start = len(planned)
+            recorded: dict[str, Any] | None = {}
             if (
                 not shared and i in self._same_plans
             ):  # planned for an earlier student: the same for this one
@@ -162,6 +174,7 @@ class SuiteRun:
                 if recorded is not None:
                     run.replays[i] = (start, len(planned), dict(recorded))
                 continue
+            assert recorded is not None
             expect = self._expect(
                 planning_call(self.memo, planned, test.part), recorded, shared, PlanningExpect
             )
@@ -206,19 +219,24 @@ class SuiteRun:
     def _expect(self, call, recorded: dict, shared: dict, kind=Expect) -> Expect:
         return kind(call, self.ctx.content, recorded=recorded, shared=shared, **self._settings)
 
-    def _run_test(self, run: _StudentRun, test: SuiteTest, replay=None) -> TestResult:
+    @property
+    def _sandbox(self) -> Sandbox:
+        assert self.ctx.sandbox is not None, "a grading process has its sandbox before it grades"
+        return self.ctx.sandbox
+
+    def _run_test(self, run: _StudentRun, test: SuiteTest, replay: Any = None) -> TestResult:
         visibility = self.ctx.course.feedback.visibility
-        base = {
+        base: dict[str, Any] = {
             "name": test.name,
             "part": test.part,
             "max_score": test.max_score,
             "visibility": visibility,
         }
         expect = self._expect(
-            lambda fn, args: run.calls.call(test.part, fn, args), run.recorded, run.shared
+            lambda fn, args: run.live.call(test.part, fn, args), run.recorded, run.shared
         )
         try:
-            if replay is not None and run.calls.returned_as_planned(replay[0], replay[1]):
+            if replay is not None and run.live.returned_as_planned(replay[0], replay[1]):
                 run.recorded.update(replay[2])  # its run would be the planning run: it passes
             else:
                 test.item.obj(**self._values(run, test, expect))
@@ -251,7 +269,7 @@ class SuiteRun:
             return None, (Outcome.UNGRADABLE, run.sub.problem or "no code to grade")
         session, run.early = run.early, None
         if session is None:
-            session = self.ctx.sandbox.open(
+            session = self._sandbox.open(
                 run.sub.files, entry=layout.code_file(self.ctx.assignment), timeouts=self._timeouts
             )
         load = session.load
@@ -259,7 +277,7 @@ class SuiteRun:
             session.close()
             text = session.output.text()
             if text:
-                run.calls.output.append(text)
+                run.live.output.append(text)
             return None, (Outcome.of_load(load.reason), load.message)
         return session, None
 
@@ -277,7 +295,7 @@ class SuiteRun:
         ]
 
     def _finish(self, run: _StudentRun, tests: list[TestResult]) -> StudentResult:
-        run.calls.close_session(wait=False)  # reaped while this student's results are put together
+        run.live.close_session(wait=False)  # reaped while this student's results are put together
         if run.early is not None:  # started for planned calls the tests did not make in the end
             run.early.close(wait=False)
             run.early = None
@@ -287,14 +305,14 @@ class SuiteRun:
             extra = self.ctx.extra_tests(run.sub)
             tests = tests + list(extra)
             columns += sorted({t.part for t in extra} - set(columns))
-        failure = run.calls.load_failure
+        failure = run.live.load_failure
         status = f"ungradable: {failure[1]}" if failure else "graded"
         return StudentResult(
             run.sub.student,
             tuple(tests),
             tuple(columns),
             status,
-            "\n".join(run.calls.output)[: self.ctx.course.limits.max_output_kb * 1024],
+            "\n".join(run.live.output)[: self.ctx.course.limits.max_output_kb * 1024],
             recorded=run.recorded,
             extra=dict(run.sub.record),
         )
