@@ -103,7 +103,7 @@ class PlanningExpect(Expect):
     reference's answer bit for bit is right without being compared."""
 
     def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
-        value, _ = self.call(function, *args)
+        value, _ = self.call(function, *args, hidden=hidden)
         return value
 
     def _wrong(self, function: str, value, args, hidden: bool) -> tuple[str | None, str | None]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from qkv.content.mistakes import inputs_key
 from qkv.results.outcomes import Outcome
 from qkv.shipped.compare import crash_problem, problem
+from qkv.suites.ledger import Ledger, TestCalls
 
 
 class CheckFailed(AssertionError):
@@ -46,6 +48,8 @@ class Expect:
         recorded: dict,
         shared: dict | None = None,
         expected=None,
+        ledger: Ledger | None = None,
+        check: int = -1,
     ):
         self._call = call  # call(function, args) -> sandbox.CallResult
         self.content = content
@@ -60,11 +64,17 @@ class Expect:
         self._shared = (
             {} if shared is None else shared
         )  # one student's calls that several checks share
+        self.ledger = ledger if ledger is not None else Ledger(frozenset())
+        self.check = check  # this check's index among the student's, for the ledger
+        self.calls = TestCalls()  # what this check called, for the ledger's public-only rule
+        self._unjudged: list = []  # (function, value, args) returned by call() and not yet compared
 
-    def call(self, function: str, *args):
+    def call(self, function: str, *args, hidden: bool = True):
         """The student's return value and which inputs it changed; raises StudentProblem otherwise
-        (or CheckFailed when the error is the one a catalogued mistake raises on these inputs)."""
+        (or CheckFailed when the error is the one a catalogued mistake raises on these inputs).
+        `hidden=False` says the inputs are public (the worked example), as for same()."""
         args = [np.array(a, dtype=np.float64) for a in args]
+        self._track(function, args, hidden)
         result = self._call(function, args)
         self.last_value = result.value
         if result.kind == "raised":
@@ -76,20 +86,43 @@ class Expect:
                 )
         if result.kind != "returned":
             raise StudentProblem(Outcome.of_call(result.kind), result.message)
+        self._unjudged.append((function, result.value, args))
         return result.value, result.inputs_changed
+
+    def _track(self, function: str, args, hidden: bool) -> None:
+        self.calls.called.add(function)
+        if hidden and not self.ledger.is_public(function, args):
+            self.calls.unseen.add(function)
 
     def call_shared(self, function: str, *args):
         """As call(), but made once per student for the same function: the checks that judge one
         expensive call (a whole training run, say) share its value, or its failure."""
-        if function not in self._shared:
+        arrays = [np.array(a, dtype=np.float64) for a in args]
+        self._track(function, arrays, True)
+        key = inputs_key(function, arrays)
+        if key not in self._shared:
             try:
-                self._shared[function] = self.call(function, *args)
+                self._shared[key] = self.call(function, *args)
+                self._unjudged.pop()  # a shared call is judged by the suite's own checks
             except StudentProblem as e:
-                self._shared[function] = e
-        outcome = self._shared[function]
+                self._shared[key] = e
+        outcome = self._shared[key]
         if isinstance(outcome, StudentProblem):
             raise outcome
         return outcome
+
+    def drawn_once(self, name: str, draw):
+        """draw(), made once per student: the checks that share a call on drawn inputs share them."""
+        key = ("drawn", name)
+        if key not in self._shared:
+            self._shared[key] = draw()
+        return self._shared[key]
+
+    def accept(self, function: str, value, args) -> None:
+        """The suite judged `value` right for `args` by a comparison of its own (a whole training
+        run followed step by step, say): it counts as a right value."""
+        self._take(value)
+        self.note(function, args, right=True)
 
     def _fail(self, message: str, mistake: str | None, args, hidden: bool):
         if hidden and self.show_inputs:
@@ -101,6 +134,7 @@ class Expect:
 
     def _wrong(self, function: str, value, args, hidden: bool) -> tuple[str | None, str | None]:
         """(what is wrong with value, the catalogued mistake it matches), or (None, None) when it is right."""
+        self._take(value)
         expected = self._expected_for(function, args)
         catalogue = self.content.catalogue
         # problem() is None for a right value; the mistakes' outputs are computed only for a wrong one
@@ -113,11 +147,38 @@ class Expect:
             reveal=not hidden,
             variants=catalogue.variants(self.reference, function, args),
         )
+        self.note(function, args, right=msg is None, hidden=hidden)
         return (None, None) if msg is None else (msg, catalogue.id_of(function, msg))
+
+    def _take(self, value) -> None:
+        """value is being compared now: it is no longer waiting for settle()."""
+        self._unjudged = [u for u in self._unjudged if u[1] is not value]
+
+    def note(self, function: str, args, *, right: bool, hidden: bool = True) -> None:
+        """Note a judged call of function on args: a right value on an input the release does not
+        show lets this student's public-only checks of function count (see ledger.py)."""
+        if right and hidden and not self._public(function, args):
+            self.ledger.right(function, self.check)
+
+    def _public(self, function: str, args) -> bool:
+        return self.ledger.is_public(function, [np.asarray(a, dtype=np.float64) for a in args])
+
+    def settle(self) -> None:
+        """After a check's own conditions held: it counts only if every value the student returned
+        in it is right (a property alone is held by all zeros or the negated answer too)."""
+        while self._unjudged:
+            function, value, args = self._unjudged[0]
+            hidden = not self._public(function, args)
+            self.counts_if_right(function, value, args, "what this check looks at held", hidden)
 
     def _expected_for(self, function: str, args):
         """The reference's value on args (which it gets copies of: it must not change the test's)."""
         return getattr(self._expected, function)(*[np.array(a, dtype=np.float64) for a in args])
+
+    def expected(self, function: str, *args):
+        """The reference's value on args (kept for inputs asked for before: callers must not
+        change it)."""
+        return self._expected_for(function, args)
 
     def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
         """Fail unless the student's function returns what the reference returns on these inputs.
@@ -128,7 +189,7 @@ class Expect:
         Returns:
             The student's value, for further property checks.
         """
-        value, changed = self.call(function, *args)
+        value, changed = self.call(function, *args, hidden=hidden)
         msg, mistake = self._wrong(function, value, args, hidden)
         if msg:
             if mistake is None:  # wrong values from changed inputs: the change is what to fix first
@@ -141,11 +202,17 @@ class Expect:
     def unchanged(self, function: str, *args, hidden: bool = True):
         """Fail when the call modified one of its inputs; a call that leaves them alone still earns
         nothing while its values are wrong (and is told so)."""
-        value, changed = self.call(function, *args)
+        value, changed = self.call(function, *args, hidden=hidden)
+        msg, mistake = self._wrong(function, value, args, hidden)
         self._fail_if_changed(function, changed, args, hidden)
-        self.counts_if_right(
-            function, value, args, "the inputs were left unchanged, as they should be", hidden
-        )
+        if msg:
+            held = "the inputs were left unchanged, as they should be"
+            self._fail(
+                f"{held}, but this check counts only with right values: {msg}",
+                mistake,
+                args,
+                hidden,
+            )
         return value
 
     def counts_if_right(self, function: str, value, args, held: str, hidden: bool = True) -> None:

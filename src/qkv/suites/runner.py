@@ -22,6 +22,7 @@ from qkv.results.records import StudentResult, TestResult
 from qkv.sandbox.host import Sandbox
 from qkv.suites.calls import Planned, PlanningExpect, ReferenceMemo, StudentCalls, planning_call
 from qkv.suites.expect import CheckFailed, Expect, StudentProblem
+from qkv.suites.ledger import Ledger, TestCalls, counted, public_keys
 
 if TYPE_CHECKING:
     from qkv.content.loader import Content
@@ -66,8 +67,12 @@ class _StudentRun:
     early: Session | None = None
     # Test name -> its generator's seeded state (seeds.suite_state).
     rngs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # Per test: (first planned call, end, what it recorded) or None.
+    # Per test: (first planned call, end, what it recorded, what it called) or None.
     replays: list[Any] = field(default_factory=list)
+    # Which functions were right on inputs the release lacks.
+    ledger: Ledger | None = None
+    # Per test judged: the functions it called.
+    called: list[set[str]] = field(default_factory=list)
 
     @property
     def live(self) -> StudentCalls:
@@ -114,12 +119,13 @@ class SuiteRun:
         # cases): its calls and what it recorded, the same for every student (see _plan).
         self._same_plans: dict = {}
         self._generators: dict = {}  # test name -> the generator its student's cases are drawn from
+        self._public = public_keys(content)
 
     def grade(self, sub: Submission) -> StudentResult:
         # Read once, before any test: the code and the quiz answers (a file that changes while it
         # is graded cannot make two tests see two different submissions).
         sub = with_files(self.ctx.course, self.ctx.assignment, sub)
-        run = _StudentRun(sub)
+        run = _StudentRun(sub, ledger=Ledger(self._public))
         if not (
             sub.problem or sub.files is None
         ):  # the child loads the file while the tests are planned
@@ -144,6 +150,7 @@ class SuiteRun:
             results = [
                 self._run_test(run, test, replay) for test, replay in zip(self.tests, run.replays)
             ]
+        results = counted(results, run.called, run.ledger)
         result = self._finish(run, results)
         run.calls = None  # its opener refers to run: now its calls and cases go at once, not at a collection
         return result
@@ -166,17 +173,21 @@ class SuiteRun:
             if (
                 not shared and i in self._same_plans
             ):  # planned for an earlier student: the same for this one
-                calls, recorded = self._same_plans[i]
+                calls, recorded, called = self._same_plans[i]
                 planned += [
                     Planned(p.part, p.function, p.args, answer=p.answer, answered=p.answered)
                     for p in calls
                 ]
                 if recorded is not None:
-                    run.replays[i] = (start, len(planned), dict(recorded))
+                    run.replays[i] = (start, len(planned), dict(recorded), called)
                 continue
             assert recorded is not None
             expect = self._expect(
-                planning_call(self.memo, planned, test.part), recorded, shared, PlanningExpect
+                planning_call(self.memo, planned, test.part),
+                recorded,
+                shared,
+                PlanningExpect,
+                Ledger(self._public),
             )
             try:
                 test.item.obj(**self._values(run, test, expect))
@@ -184,9 +195,9 @@ class SuiteRun:
                 recorded = None
             if not shared:
                 if recorded is not None:
-                    run.replays[i] = (start, len(planned), recorded)
+                    run.replays[i] = (start, len(planned), recorded, expect.calls)
                 if "rng" not in self._asks[id(test)][0]:  # nothing in it is drawn for this student
-                    self._same_plans[i] = (tuple(planned[start:]), recorded)
+                    self._same_plans[i] = (tuple(planned[start:]), recorded, expect.calls)
         return planned
 
     def _values(self, run: _StudentRun, test: SuiteTest, expect: Expect) -> dict:
@@ -216,8 +227,18 @@ class SuiteRun:
         rng = self._generators[name] = seeds.suite_rng(kept, self._generators.get(name))
         return rng
 
-    def _expect(self, call, recorded: dict, shared: dict, kind=Expect) -> Expect:
-        return kind(call, self.ctx.content, recorded=recorded, shared=shared, **self._settings)
+    def _expect(
+        self, call, recorded: dict, shared: dict, kind=Expect, ledger=None, check: int = -1
+    ) -> Expect:
+        return kind(
+            call,
+            self.ctx.content,
+            recorded=recorded,
+            shared=shared,
+            ledger=ledger,
+            check=check,
+            **self._settings,
+        )
 
     @property
     def _sandbox(self) -> Sandbox:
@@ -233,13 +254,22 @@ class SuiteRun:
             "visibility": visibility,
         }
         expect = self._expect(
-            lambda fn, args: run.live.call(test.part, fn, args), run.recorded, run.shared
+            lambda fn, args: run.live.call(test.part, fn, args),
+            run.recorded,
+            run.shared,
+            ledger=run.ledger,
+            check=len(run.called),
         )
+        called: TestCalls = expect.calls
         try:
             if replay is not None and run.live.returned_as_planned(replay[0], replay[1]):
                 run.recorded.update(replay[2])  # its run would be the planning run: it passes
+                called = replay[3]  # and every value it returned was the reference's
+                for function in called.unseen:
+                    run.ledger.right(function, len(run.called))
             else:
                 test.item.obj(**self._values(run, test, expect))
+                expect.settle()
             result = TestResult(score=test.max_score, outcome=Outcome.PASSED, **base)
         except CheckFailed as e:
             result = TestResult(
@@ -257,6 +287,7 @@ class SuiteRun:
                 ),
                 **base,
             )
+        run.called.append(called.called)
         if self.report is not None:
             self.report(test, run.sub.student, result)
         return result

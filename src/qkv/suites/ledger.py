@@ -1,0 +1,75 @@
+"""No points without the work: what one student's calls came to, across all their checks.
+
+Two rules, the same for every assignment. A check counts only if every value the student returned
+in it is the right value for its inputs (a property such as "rows sum to one" is held by wrong
+answers too: all zeros, the negated answer). And it counts only if each function it called was also
+right on an input the release does not show (not a public case, not the worked example), in this
+check or another: a file that looks the public answers up and returns zeros otherwise earns
+nothing. (A check on special inputs, where a fake may be right, judges a plain case too.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from qkv.content.mistakes import inputs_key
+from qkv.results.outcomes import Outcome
+from qkv.results.records import TestResult
+
+
+def public_keys(content) -> frozenset[bytes]:
+    """The inputs of every public case, bit for bit, as inputs_key gives them."""
+    return frozenset(
+        inputs_key(function, [np.asarray(a, dtype=np.float64) for a in args])
+        for function, cases in content.public_cases().items()
+        for _, args in cases
+    )
+
+
+@dataclasses.dataclass
+class Ledger:
+    """One student's calls: which functions were right on an input the release does not show."""
+
+    public: frozenset[bytes]
+    right_unseen: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # -> checks
+
+    def right(self, function: str, check: int) -> None:
+        self.right_unseen.setdefault(function, set()).add(check)
+
+    def seen_right(self, function: str) -> bool:
+        """Whether function was right on an unseen input in any check."""
+        return bool(self.right_unseen.get(function))
+
+    def is_public(self, function: str, args) -> bool:
+        return inputs_key(function, args) in self.public
+
+
+@dataclasses.dataclass
+class TestCalls:
+    """What one check called: each function, and those it called on an input the release lacks."""
+
+    called: set[str] = dataclasses.field(default_factory=set)
+    unseen: set[str] = dataclasses.field(default_factory=set)
+
+
+def counted(results: list[TestResult], called: list[set[str]], ledger: Ledger) -> list[TestResult]:
+    """The checks that passed, failed unless each function they called was right on an input the
+    release does not show (see the module's docstring); `called[i]`: check i's functions."""
+    out = []
+    for result, functions in zip(results, called):
+        missing = sorted(f for f in functions if not ledger.seen_right(f))
+        if result.outcome == Outcome.PASSED and missing:
+            result = dataclasses.replace(
+                result,
+                score=0.0,
+                outcome=Outcome.FAILED,
+                output=(
+                    f"{', '.join(missing)} returned the right values here, but this check counts "
+                    "only when it is also right on cases the release does not show, and it was "
+                    "right on none of them (see the other checks of this part)"
+                ),
+            )
+        out.append(result)
+    return out
