@@ -80,6 +80,7 @@ def test_the_zygote_imports_only_the_wire_and_the_isolation_layers_of_this_packa
         "qkv.sandbox.isolation",
         "qkv.sandbox.ops",
         "qkv.sandbox.pieces",
+        "qkv.sandbox.returned",
         "qkv.sandbox.seccomp",
         "qkv.sandbox.traces",
         "qkv.sandbox.warmup",

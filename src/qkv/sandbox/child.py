@@ -29,6 +29,7 @@ import numpy as np
 
 from qkv.sandbox import imports, isolation, traces, wire
 from qkv.sandbox.pieces import after, split
+from qkv.sandbox.returned import long_lists_as_arrays
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 MAX_STOPS = 20  # of a file's top-level statements that raised, the first so many are told
@@ -327,7 +328,7 @@ class Child:
             return traces.raised(e, self.filename, self.cells), []
         arrays: list[Any] = []
         try:
-            value = wire.encode_value(result, arrays)
+            value = wire.encode_value(long_lists_as_arrays(result), arrays)
             arrays = [wire.array_bytes(a) for a in arrays]
         except MemoryError:
             return [wire.Op.MEMORY], []
