@@ -120,7 +120,9 @@ def test_hidden_case_messages_reveal_no_expected_numbers_but_public_ones_do(
     }
     assert "expected" in tests["score: two plus three queries and keys"]
     hidden = tests["score: more queries than keys and fewer"]
-    assert "differs from the expected values in" in hidden and " is " not in hidden
+    said, told = hidden.split(". ", 1)
+    assert "differs from the expected values in" in said and " is " not in said
+    assert "shifted by a constant of its own in each row" in told  # how, with no number of it
 
 
 def test_rerun_is_byte_identical(tmp_path, course, klass, graded):

@@ -274,6 +274,8 @@ def trajectory_problem(got, expected, *, rtol: float, atol: float) -> str | None
             "once per step, before the step, for every step"
         )
     off = ~(np.abs(losses - want) <= atol + rtol * np.abs(want))
+    if off.any() and np.all(np.abs(losses + want) <= atol + rtol * np.abs(want)):
+        return "the losses are the reference's with their sign flipped: check the sign"
     if off.any():
         k = int(np.argmax(off))
         return (

@@ -13,6 +13,7 @@ import numpy as np
 from qkv.content.mistakes import inputs_key
 from qkv.results.outcomes import Outcome
 from qkv.shipped.compare import crash_problem, problem
+from qkv.suites import relations
 from qkv.suites.ledger import Ledger, TestCalls
 
 
@@ -148,7 +149,20 @@ class Expect:
             variants=catalogue.variants(self.reference, function, args),
         )
         self.note(function, args, right=msg is None, hidden=hidden)
-        return (None, None) if msg is None else (msg, catalogue.id_of(function, msg))
+        if msg is None:
+            return None, None
+        mistake = catalogue.id_of(function, msg)
+        if mistake is None:  # no catalogued mistake: say how it relates to the right answer
+            told = relations.describe(
+                value,
+                expected,
+                args,
+                rtol=self.rtol,
+                atol=self.atol,
+                names=self.content.tuple_names.get(function),
+            )
+            msg = f"{msg}. {told}" if told else msg
+        return msg, mistake
 
     def _take(self, value) -> None:
         """value is being compared now: it is no longer waiting for settle()."""
@@ -157,6 +171,7 @@ class Expect:
     def note(self, function: str, args, *, right: bool, hidden: bool = True) -> None:
         """Note a judged call of function on args: a right value on an input the release does not
         show lets this student's public-only checks of function count (see ledger.py)."""
+        self.ledger.judged.setdefault(function, []).append((relations.is_square(args), right))
         if right and hidden and not self._public(function, args):
             self.ledger.right(function, self.check)
 

@@ -17,6 +17,7 @@ import numpy as np
 from qkv.content.mistakes import inputs_key
 from qkv.results.outcomes import Outcome
 from qkv.results.records import TestResult
+from qkv.suites.relations import SQUARE_ONLY, square_only
 
 
 def public_keys(content) -> frozenset[bytes]:
@@ -34,6 +35,7 @@ class Ledger:
 
     public: frozenset[bytes]
     right_unseen: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # -> checks
+    judged: dict[str, list] = dataclasses.field(default_factory=dict)  # -> (square, right)s
 
     def right(self, function: str, check: int) -> None:
         self.right_unseen.setdefault(function, set()).add(check)
@@ -71,5 +73,10 @@ def counted(results: list[TestResult], called: list[set[str]], ledger: Ledger) -
                     "right on none of them (see the other checks of this part)"
                 ),
             )
+        elif result.outcome == Outcome.FAILED and not result.mistake:
+            square = [f for f in sorted(functions) if square_only(ledger.judged.get(f, []))]
+            if square:
+                said = result.output.rstrip(".")
+                result = dataclasses.replace(result, output=f"{said}. {SQUARE_ONLY}")
         out.append(result)
     return out
