@@ -106,3 +106,14 @@ def test_a_training_a_step_short_is_told_it_returned_a_loss_too_few(training):
     _, _, read = training
     first = next(t for t in read["written_train_a_step_fewer"].tests if t.part == "train")
     assert "399 losses for 400 steps" in first.output
+
+
+@pytest.mark.parametrize("graded", ["attention", "training"])
+def test_every_negated_answer_is_told_about_its_sign(graded, request):
+    assignment, subs, read = request.getfixturevalue(graded)
+    for student in subs:
+        if student.startswith("trivial_") and student.endswith("_negated"):
+            function = student.removeprefix("trivial_").removesuffix("_negated")
+            part = next(p.id for p in assignment.parts if p.function == function)
+            told = [t.output for t in read[student].tests if t.part == part and t.score == 0]
+            assert any("sign" in text for text in told), (student, told)
