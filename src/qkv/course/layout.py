@@ -54,6 +54,7 @@ COMPARE_FILE = "compare.py"
 
 # What grading writes into DIR
 GRADEBOOK_FILE = "gradebook.csv"
+ITEMS_FILE = "items.csv"  # item analysis: each quiz question and check (reports/items.py)
 RESULTS_DIR = "results"
 HANDINS_DIR = "handins"  # handins/<student>/<hand-in>.json when a student handed in several times
 FEEDBACK_DIR = "feedback"

@@ -160,7 +160,9 @@ def _message(catalogue, mistake_id: str) -> tuple[str, str]:
 # report.html
 
 
-def write(f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()) -> None:
+def write(
+    f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll(), items: str = ""
+) -> None:
     """The class report, as one self-contained HTML document, into the text file `f`, a piece at a
     time: however many students its tables list, it is never held whole."""
     stats = tally.column_stats()
@@ -174,6 +176,7 @@ def write(f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll()
         (_scores(stats[-1], tally),),
         (_parts(stats),),
         _misconceptions(tally, catalogue),
+        (items,) if items else (),
         _problems(tally),
         _not_submitted(tally),
         roster_section(roll, course.roster is not None),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from qkv.content import figures, loader
 from qkv.course import layout
-from qkv.reports import class_report, class_tally, feedback
+from qkv.reports import class_report, class_tally, feedback, items
 from qkv.results import gradebook
 from qkv.results import overrides as overrides_mod
 from qkv.results.records import atomic_file, atomic_write
@@ -101,6 +101,8 @@ def write(
         )
         if errors is not None:
             errors += per_student.errors
+        analysis = _item_analysis(out, students)
+        items.write_csv(out / layout.ITEMS_FILE, analysis)
         if pages:
             roll = class_report.Roll(
                 missing=tuple(missing),
@@ -113,9 +115,23 @@ def write(
             )
             with atomic_file(out / layout.REPORT_FILE) as f:
                 class_report.write(
-                    f, course, assignment, tally, class_report.read_run(out), roll=roll
+                    f,
+                    course,
+                    assignment,
+                    tally,
+                    class_report.read_run(out),
+                    roll=roll,
+                    items=items.section(analysis),
                 )
     return tally
+
+
+def _item_analysis(out: Path, students: list[str]) -> list[items.Item]:
+    """Each quiz question's and check's statistics, the results read once more, one at a time."""
+    tally = items.ItemTally()
+    for result in class_report.each_result(out, students):
+        tally.add(result)
+    return tally.analysis()
 
 
 def _among(student: str, students: list[str]) -> bool:
