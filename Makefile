@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint docs bench bench-dask schema release clean
+.PHONY: demo test lint docs bench bench-dask bench-serve serve-demo schema release clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,18 @@ bench: $(VENV)/.base
 bench-dask: $(VENV)/.test
 	$(BIN)/python scripts/bench_dask.py
 
+$(VENV)/.serve: $(VENV)/.base
+	$(BIN)/pip install --quiet -e '.[serve]'
+	touch $@
+
+# 24 students handing in at once, then 500 hand-ins over a minute, against `qkv serve` on loopback.
+bench-serve: $(VENV)/.serve
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python scripts/bench_serve.py
+
+# `qkv serve` on the demo class at http://127.0.0.1:8000 (links in demo-serve/links.csv).
+serve-demo: $(VENV)/.serve
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python scripts/serve_demo.py
+
 schema: $(VENV)/.base
 	$(BIN)/python -m qkv.course.schema > course.schema.json
 
@@ -45,4 +57,4 @@ release: $(VENV)/.base
 	$(BIN)/qkv release
 
 clean:
-	rm -rf $(VENV) demo-out dist site
+	rm -rf $(VENV) demo-out demo-serve dist site

@@ -57,3 +57,20 @@ def test_demo_kernels_finds_the_gradebooks_identical_under_two_blas_kernels():
     out = _run("scripts/demo_kernels.py", "--size", "2", "--kernels", "Haswell,Prescott")
     assert "attention/graded/gradebook.csv: 2 students, identical under Haswell, Prescott" in out
     assert "training/graded/gradebook.csv: 2 students, identical" in out
+
+
+def test_bench_serve_reports_times_as_cold_numpy_starts_and_loses_nothing():
+    out = _run(
+        "scripts/bench_serve.py",
+        "--students",
+        "3",
+        "--sustained",
+        "4",
+        "--over",
+        "1",
+        "--jobs",
+        "1",
+    )
+    assert "burst of 3 at once: 3 hand-ins, 3 graded, 0 lost" in out
+    assert "sustained 4 over 1 s: 4 hand-ins, 4 graded, 0 lost" in out
+    assert "cold numpy starts, p95" in out

@@ -22,6 +22,8 @@ from qkv.cli.commands import (
     nbgrader,
     quiz,
     release,
+    serve,
+    submit,
     validate,
 )
 from qkv.errors import QkvError
@@ -38,6 +40,8 @@ COMMANDS = (
     demo,
     quiz,
     nbgrader,
+    serve,
+    submit,
 )
 
 

@@ -169,6 +169,23 @@ class Feedback:
 
 
 @dataclass(frozen=True)
+class Serve:
+    """The submission service, qkv serve: its limits, and the address students use."""
+
+    submissions_per_hour: int = described(
+        "hand-ins one student may make to one assignment in an hour", 30, minimum=1, regrade=False
+    )
+    max_upload_kb: int = described(
+        "largest hand-in accepted, all its files together, in KiB", 4096, minimum=1, regrade=False
+    )
+    url: str | None = described(
+        "the address students open the service at (written into the release for submit())",
+        None,
+        regrade=False,
+    )
+
+
+@dataclass(frozen=True)
 class Course:
     """The whole course: read from course.yaml."""
 
@@ -201,6 +218,9 @@ class Course:
         "which of a student's several hand-ins counts: the last one, or the best after late credit",
         "last",
         regrade=False,
+    )
+    serve: Serve = described(
+        "the submission service", dataclasses.MISSING, default_factory=Serve, regrade=False
     )
     root: Path = field(default=Path("."), metadata={"internal": True}, compare=False)
 

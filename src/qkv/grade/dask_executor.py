@@ -84,7 +84,7 @@ class GradingPlugin(WorkerPlugin):
         return got, errors
 
 
-def _grade_on_worker(plugin_name: str, chunk: list[Submission]) -> tuple[list[dict], list[str]]:
+def grade_on_worker(plugin_name: str, chunk: list[Submission]) -> tuple[list[dict], list[str]]:
     """The task: grade a chunk with this worker's context; results as their JSON dicts."""
     return distributed.get_worker().plugins[plugin_name].grade(chunk)
 
@@ -109,7 +109,7 @@ class DaskExecutor:
         self.timeout_s = CONNECT_TIMEOUT_S if timeout_s is None else timeout_s
         self.isolation = ""  # the workers' isolation, once a run has set them up
 
-    def _connect(self):
+    def connect(self):
         try:
             client = distributed.Client(
                 self.scheduler, timeout=self.timeout_s, set_as_default=False
@@ -129,7 +129,7 @@ class DaskExecutor:
             return
         content = loader.load(course, assignment)
         _ = content.reference  # a broken reference fails here, once, rather than on every worker
-        client = self._connect()
+        client = self.connect()
         plugin = GradingPlugin(course, assignment, loader.snapshot(course, assignment))
         try:
             try:
@@ -166,7 +166,7 @@ class DaskExecutor:
                 # Read here, on the client: workers see no shared disk.
                 running.add(
                     client.submit(
-                        _grade_on_worker,
+                        grade_on_worker,
                         plugin_name,
                         [with_files(course, assignment, s) for s in chunk],
                         pure=False,

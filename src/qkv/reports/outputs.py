@@ -38,11 +38,11 @@ class PerStudent:
         result = overrides_mod.apply(result, self.adjust, assignment)
         if self.pages:
             atomic_write(
-                self.out / layout.FEEDBACK_DIR / f"{result.student}.html", self._page(result)
+                self.out / layout.FEEDBACK_DIR / f"{result.student}.html", self.page(result)
             )
         return gradebook.row(assignment, result), class_tally.Brief.of(result, assignment)
 
-    def _page(self, result) -> str:
+    def page(self, result) -> str:
         """The student's feedback page. What the content draws comes from the student's values: should
         drawing them fail, the page goes without the drawing (and the grader is told), never the run."""
         course, assignment = self.course, self.assignment

@@ -1,0 +1,143 @@
+"""The service's pages in real Chromium (Selenium and Debian's chromium-driver), as people use them:
+a student signs in by link, hands in, watches the status turn to a score, opens the feedback page;
+staff see the class, download the gradebook and regrade; a second student sees none of it.
+
+Skipped only when Chromium or its driver is missing and QKV_REQUIRE_BROWSER is unset; CI sets it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+import serve_class
+import week_class
+from qkv.serve.service import Service
+from serve_process import Server
+
+CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
+DRIVER = shutil.which("chromedriver")
+if (CHROMIUM is None or DRIVER is None) and not os.environ.get("QKV_REQUIRE_BROWSER"):
+    pytest.skip(
+        "chromium or chromedriver is not installed (QKV_REQUIRE_BROWSER=1 makes this a failure)",
+        allow_module_level=True,
+    )
+
+from selenium import webdriver  # noqa: E402 - only once the browser is known to be there
+from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+WAIT_S = 60
+READER_TZ = "Asia/Tokyo"  # UTC+9: a date shown in it cannot be mistaken for the UTC one
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    settings = serve_class.settings(root)
+    tokens = serve_class.tokens(Service.open(settings))
+    server = Server(settings.course, settings.data, jobs=1).start()
+    (root / "attention.py").write_text(week_class.reference_source())
+    try:
+        yield server, tokens, root
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def browser(tmp_path):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path / 'profile'}")
+    service = DriverService(executable_path=DRIVER, env={**os.environ, "TZ": READER_TZ})
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(WAIT_S)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def text(driver) -> str:
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def fetch(driver, url: str) -> tuple[int, str]:
+    """What the page's own session gets for `url` (as a download link would)."""
+    return tuple(
+        driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(arguments[0], {credentials: 'same-origin'})"
+            ".then(r => r.text().then(t => done([r.status, t])));",
+            url,
+        )
+    )
+
+
+def test_a_student_hands_in_and_watches_the_score_arrive_then_reads_the_feedback(site, browser):
+    server, tokens, root = site
+    browser.get(f"{server.url}/login?token={tokens['alice']}")
+    assert browser.current_url == f"{server.url}/a/attention"
+    assert "No hand-ins yet" in text(browser)
+    due = browser.find_element(By.CSS_SELECTOR, "time").text
+    assert "UTC" not in due and "16" in due  # 2026-12-15 23:59 UTC is the 16th in Tokyo
+    browser.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(root / "attention.py"))
+    browser.find_element(By.CSS_SELECTOR, "form.upload button").click()
+    row = browser.find_element(By.CSS_SELECTOR, "#history tr[data-id]")
+    submission_id = row.get_attribute("data-id")
+    started = browser.execute_script("return performance.timeOrigin")
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "#history td.status").text == "graded"
+    )
+    # the page was not reloaded: the row turned to a score in place
+    assert browser.execute_script("return performance.timeOrigin") == started
+    assert browser.find_element(By.CSS_SELECTOR, "#history td.score").text == "100 / 120"
+    browser.find_element(By.LINK_TEXT, "feedback").click()
+    assert browser.current_url == f"{server.url}/s/{submission_id}"
+    page = text(browser)
+    assert "Feedback for alice" in page and "100" in page
+    site_state["alice"] = submission_id
+
+
+site_state: dict = {}
+
+
+def test_staff_see_the_class_download_the_gradebook_and_regrade(site, browser):
+    server, tokens, _ = site
+    browser.get(f"{server.url}/login?token={tokens['ta']}")
+    assert browser.current_url == f"{server.url}/staff"
+    rows = {
+        r.find_elements(By.TAG_NAME, "td")[0].text: r.text
+        for r in browser.find_elements(By.CSS_SELECTOR, "#class table tr")
+        if r.find_elements(By.TAG_NAME, "td")
+    }
+    assert {"alice", "bob", "dave"} <= set(rows)
+    assert "100" in rows["alice"] and "missing" in rows["dave"]
+    status, csv_text = fetch(browser, "/api/assignments/attention/gradebook.csv")
+    assert status == 200
+    assert csv_text.splitlines()[0].startswith("student,project,score,softmax,aggregate,attend")
+    assert any(line.startswith("alice,20,20,20,20,20,0,100,") for line in csv_text.splitlines())
+    status, canvas = fetch(browser, "/api/assignments/attention/canvas.csv")
+    assert status == 200 and "Alice Archer" in canvas
+    browser.find_element(By.XPATH, "//button[contains(., 'Regrade everyone')]").click()
+    assert browser.current_url == f"{server.url}/staff"
+    WebDriverWait(browser, WAIT_S).until(lambda d: "1 hand-ins queued again" in text(d))
+
+
+def test_a_second_student_sees_none_of_the_firsts_pages(site, browser):
+    server, tokens, _ = site
+    first = site_state.get("alice")
+    assert first, "runs after the first student's hand-in"
+    browser.get(f"{server.url}/login?token={tokens['bob']}")
+    assert "No hand-ins yet" in text(browser)
+    browser.get(f"{server.url}/s/{first}")
+    assert "Not found" in text(browser) and "alice" not in text(browser)
+    assert fetch(browser, f"/api/submissions/{first}")[0] == 404
+    browser.get(f"{server.url}/staff")
+    assert "Staff only" in text(browser)
+    assert fetch(browser, "/api/assignments/attention/gradebook.csv")[0] == 403
