@@ -341,3 +341,30 @@ def test_the_staff_page_names_the_classs_misconceptions(served):
     message = CATALOGUE.by_id("softmax_axis0").message
     assert "softmax_axis0" in page
     assert message.replace("'", "&#x27;").replace('"', "&quot;")[:40] in page
+
+
+def test_the_item_analysis_of_the_class_is_on_the_staff_page_and_in_items_csv(served):
+    service, client, tokens = served
+    response = client.get("/api/assignments/attention/items.csv", headers=bearer(tokens["ta"]))
+    assert response.status_code == 200
+    rows = list(csv.reader(io.StringIO(response.text)))
+    assert rows[0] == [
+        "kind",
+        "part",
+        "item",
+        "students",
+        "difficulty",
+        "point_biserial",
+        "upper_lower",
+        "flag",
+    ]
+    assert any(r[0] == "check" and r[1] == "softmax" for r in rows[1:])
+    assert (
+        client.get(
+            "/api/assignments/attention/items.csv", headers=bearer(tokens["bob"])
+        ).status_code
+        == 403
+    )
+    staff = TestClient(create_app(service.settings, service))
+    staff.get(f"/login?token={tokens['ta']}")
+    assert "<h2>Item analysis</h2>" in staff.get("/staff").text

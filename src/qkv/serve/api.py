@@ -155,6 +155,16 @@ async def gradebook_csv(request: Request) -> Response:
     return _download(text, f"{assignment.id}-gradebook.csv")
 
 
+async def items_csv(request: Request) -> Response:
+    found, problem = staff_only(request)
+    if problem is not None:
+        return problem
+    service, assignment = _service(request), found[2]
+    with service.sessions() as db:
+        text = class_gradebook.items_text(service, db, assignment)
+    return _download(text, f"{assignment.id}-items.csv")
+
+
 async def lms_csv(request: Request) -> Response:
     found, problem = staff_only(request)
     if problem is not None:
@@ -247,6 +257,7 @@ ROUTES = [
     Route("/api/assignments/{assignment}/submissions", history, methods=["GET"]),
     Route("/api/submissions/{id}", submission),
     Route("/api/assignments/{assignment}/gradebook.csv", gradebook_csv),
+    Route("/api/assignments/{assignment}/items.csv", items_csv),
     Route("/api/assignments/{assignment}/{fmt}.csv", lms_csv),
     Route("/api/assignments/{assignment}/regrade", regrade, methods=["POST"]),
     Route("/api/assignments/{assignment}/overrides", override, methods=["POST"]),

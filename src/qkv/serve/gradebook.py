@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import csv
 import io
+import tempfile
 from itertools import groupby
+from pathlib import Path
 
 from sqlalchemy import select
 
+from qkv.course import layout
 from qkv.course import roster as roster_mod
 from qkv.errors import QkvError
 from qkv.integrations import lms
+from qkv.reports import items
 from qkv.results import gradebook
 from qkv.serve.models import Submission
 from qkv.serve.views import counted, result_of
@@ -47,6 +51,29 @@ def csv_text(service, db, assignment) -> str:
     writer.writerow(gradebook.header(assignment))
     writer.writerows(rows(service, db, assignment))
     return buf.getvalue()
+
+
+def item_analysis(service, db, assignment) -> list:
+    """Each quiz question's and check's statistics over the counted hand-ins (reports.items)."""
+    tally = items.ItemTally()
+    found = db.scalars(
+        select(Submission)
+        .where(Submission.assignment == assignment.id)
+        .order_by(Submission.student, Submission.created, Submission.id)
+    )
+    for _, group in groupby(found, key=lambda r: r.student):
+        chosen = counted(assignment, list(group), service.course.resubmissions)
+        if chosen is not None:
+            tally.add(result_of(chosen))
+    return tally.analysis()
+
+
+def items_text(service, db, assignment) -> str:
+    """items.csv as `qkv grade` writes it, of the class as it stands."""
+    with tempfile.TemporaryDirectory(prefix="qkv-items-") as tmp:
+        path = Path(tmp) / layout.ITEMS_FILE
+        items.write_csv(path, item_analysis(service, db, assignment))
+        return path.read_text(encoding="utf-8")
 
 
 def lms_text(service, db, assignment, fmt: str) -> str:

@@ -14,9 +14,11 @@ from starlette.routing import Route
 from qkv.content import loader
 from qkv.course import roster as roster_mod
 from qkv.errors import QkvError
+from qkv.reports import items
 from qkv.reports.pages import esc
 from qkv.results import gradebook
 from qkv.serve import adjust, api, auth
+from qkv.serve import gradebook as class_gradebook
 from qkv.serve.models import Audit, Submission
 from qkv.serve.pages import document, not_signed_in, signed_in, when
 from qkv.serve.views import counted, result_of
@@ -85,7 +87,9 @@ def _section(service, db, assignment, session) -> str:
             f"<ul>{common}</ul>" if common else "<p class=muted>None named so far.</p>",
             f'<p>Downloads: <a href="/api/assignments/{a}/gradebook.csv">gradebook.csv</a> · '
             f'<a href="/api/assignments/{a}/canvas.csv">Canvas</a> · '
-            f'<a href="/api/assignments/{a}/moodle.csv">Moodle</a></p>',
+            f'<a href="/api/assignments/{a}/moodle.csv">Moodle</a> · '
+            f'<a href="/api/assignments/{a}/items.csv">items.csv</a></p>',
+            items.section(class_gradebook.item_analysis(service, db, assignment)),
             f'<form method="post" action="/staff/regrade"><input type="hidden" name="csrf" '
             f'value="{esc(session.csrf)}"><input type="hidden" name="assignment" value="{a}">'
             f'<button type="submit">Regrade everyone on {a}</button> '
