@@ -120,3 +120,25 @@ def test_the_content_contract_declares_every_hook_the_engine_reads(site):
     assert read - declared == set()
     text = _text(site, "reference/content-contract")
     assert [name for name in declared if name not in text] == []
+
+
+def test_the_architecture_picture_draws_the_layers_in_the_enforced_order():
+    from test_layers import LAYERS
+
+    page = (ROOT / "docs" / "internals" / "architecture.md").read_text(encoding="utf-8")
+    diagram = page.split("```mermaid", 1)[1].split("```", 1)[0]
+    edges = [line for line in diagram.splitlines() if "-->" in line]
+    chain = [name.strip() for line in edges for name in line.split("-->")]
+    drawn = [name for i, name in enumerate(chain) if i == 0 or name != chain[i - 1]]
+    assert drawn == list(reversed(LAYERS))
+
+
+def test_the_readme_is_a_short_front_door_whose_links_resolve():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    targets = re.findall(r"\]\(([^)#\s]+)", readme)
+    assert "docs/img/feedback.png" in targets
+    assert [t for t in targets if not (ROOT / t).exists()] == []
+    audiences = {p.parent.name for p in (ROOT / "docs").glob("*/index.md")} - {"reference"}
+    assert {t.split("/")[1] for t in targets if t.startswith("docs/") and "/" in t[5:]} >= audiences
+    assert "make demo" in readme and "make test" in readme
