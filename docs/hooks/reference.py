@@ -67,7 +67,7 @@ def _details(action: argparse.Action) -> str:
     if action.choices and not isinstance(action, argparse._SubParsersAction):
         text += " (one of: " + ", ".join(f"`{c}`" for c in action.choices) + ")"
     if action.required and action.option_strings:
-        text += " **required**"
+        text = "Required: " + text
     return text
 
 
