@@ -17,6 +17,7 @@ from course_content import ROOT
 from qkv.cli import build_parser
 from qkv.content import contract
 from qkv.course.schema import json_schema
+from test_layers import LAYERS
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +124,6 @@ def test_the_content_contract_declares_every_hook_the_engine_reads(site):
 
 
 def test_the_architecture_picture_draws_the_layers_in_the_enforced_order():
-    from test_layers import LAYERS
-
     page = (ROOT / "docs" / "internals" / "architecture.md").read_text(encoding="utf-8")
     diagram = page.split("```mermaid", 1)[1].split("```", 1)[0]
     edges = [line for line in diagram.splitlines() if "-->" in line]
