@@ -9,6 +9,7 @@ from starlette.routing import Route
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from qkv.serve import api, auth, pages, staff
+from qkv.serve.lti import extra as lti_extra
 from qkv.serve.service import Service
 from qkv.serve.settings import Settings
 
@@ -72,6 +73,11 @@ def create_app(settings: Settings, service: Service | None = None):
     service = service or Service.open(settings)
     app = Starlette(routes=routes())
     app.state.service = service
+    if lti_extra.available():
+        from qkv.serve.lti.app import install  # noqa: PLC0415 - only with the extra `lti`
+        from qkv.serve.lti.grades import counted_from_submissions  # noqa: PLC0415
+
+        install(app, service, counted_from_submissions(service.course))
     # Behind a TLS proxy the request's scheme and client are what its X-Forwarded-* headers say.
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips)
     return app

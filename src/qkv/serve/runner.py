@@ -53,8 +53,13 @@ def run(settings: Settings) -> int:
     print(
         f"qkv serve: http://{settings.host}:{settings.port}/ (data in {settings.data})", flush=True
     )
+    lti = getattr(app.state, "lti", None)
+    if lti is not None:
+        lti.start()  # sends scores to the LMS while the service runs
     try:
         server.run()
     finally:
         pool.stop()
+        if lti is not None:
+            lti.stop()
     return 0

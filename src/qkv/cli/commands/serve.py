@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from qkv.errors import QkvError
+from qkv.serve.lti import commands as lti_commands
 from qkv.serve.settings import DEFAULT_DATA, Settings
 
 
@@ -157,3 +158,5 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
     q.add_argument("out", metavar="OUT")
     _data_options(q, course=False)
     q.set_defaults(func=cmd_backup)
+
+    lti_commands.add_commands(serve_sub, _data_options, settings_of)

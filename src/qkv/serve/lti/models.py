@@ -115,6 +115,7 @@ class LtiScore(LtiBase):
     version: Mapped[int] = mapped_column(Integer, default=1)
     sent_version: Mapped[int] = mapped_column(Integer, default=0)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    retry_at: Mapped[float] = mapped_column(Float, default=0.0)  # after a refusal of this score
     last_error: Mapped[str] = mapped_column(Text, default="")
 
 

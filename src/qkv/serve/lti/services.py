@@ -29,6 +29,15 @@ MAX_PAGES = 100
 class ServiceError(Exception):
     """A platform's service did not do what was asked; the message says what happened."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status  # the HTTP status, or None when no answer came
+
+    @property
+    def platform_down(self) -> bool:
+        """No answer, a server error or "slow down": wait for the platform, not for this call."""
+        return self.status is None or self.status >= 500 or self.status in (401, 408, 429)
+
 
 def with_query(url: str, **params: str) -> str:
     parts = urlsplit(url)
@@ -58,7 +67,8 @@ class Services:
             raise ServiceError(f"{method} {url}: {type(error).__name__}: {error}") from None
         if response.status_code >= 400:
             text = response.text.strip().splitlines()[0][:200] if response.text.strip() else ""
-            raise ServiceError(f"{method} {url}: {response.status_code} {text}".rstrip())
+            message = f"{method} {url}: {response.status_code} {text}".rstrip()
+            raise ServiceError(message, response.status_code)
         return response
 
     def _json(self, response: httpx.Response) -> Any:

@@ -121,6 +121,7 @@ def upgrade() -> None:
         sa.Column("version", sa.Integer(), nullable=False),
         sa.Column("sent_version", sa.Integer(), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.Column("retry_at", sa.Float(), nullable=False),
         sa.Column("last_error", sa.Text(), nullable=False),
         sa.ForeignKeyConstraint(
             ["link_id"],
