@@ -38,13 +38,13 @@ class Stack:
         self.tool.stop()
 
 
-def stand_up(root: Path) -> Stack:
+def stand_up(root: Path, lms_host: str = "127.0.0.1") -> Stack:
     """The week's class served with LTI, an LMS that knows alice, a newcomer and a teacher."""
     settings = serve_class.settings(root)
     service = Service.open(settings)
     app = create_app(settings, service)
     tool = Served(app)
-    lms, lms_served = start(tool.url)
+    lms, lms_served = start(tool.url, host=lms_host)
     lms.add_user("lms-alice", "Alice Archer", "alice@uni.example", LEARNER)
     lms.add_user("lms-bob", "Bob Baker", "other@mail.example", LEARNER, sourcedid="S002")
     lms.add_user("lms-nina", "Nina New", "nina@uni.example", LEARNER)

@@ -42,10 +42,10 @@ def free_port() -> int:
 class Served:
     """An ASGI app served by uvicorn on a loopback port, in a thread, until stop()."""
 
-    def __init__(self, app: Any, on_stop: Any = None) -> None:
+    def __init__(self, app: Any, on_stop: Any = None, host: str = "127.0.0.1") -> None:
         self._on_stop = on_stop
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"http://{host}:{self.port}"  # another name for loopback is another site
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
@@ -238,7 +238,11 @@ def build_app(p: SimulatedPlatform) -> Starlette:
             "client_id": p.client_id,
             "lti_deployment_id": p.deployment_id,
         }
-        return _page("Course", _autopost(f"{p.tool_url}/lti/login", fields, f"Open {link}"))
+        form = _autopost(f"{p.tool_url}/lti/login", fields, f"Open {link}")
+        if request.query_params.get("frame"):  # as an LMS shows a tool: in a frame of its page
+            form = form.replace('<form id="go"', '<form id="go" target="tool"')
+            form += '<iframe name="tool" id="tool" width="1000" height="700"></iframe>'
+        return _page("Course", form)
 
     async def auth(request: Request) -> Response:
         q = request.query_params
@@ -345,9 +349,10 @@ def build_app(p: SimulatedPlatform) -> Starlette:
     )
 
 
-def start(tool_url: str = "") -> tuple[SimulatedPlatform, Served]:
+def start(tool_url: str = "", host: str = "127.0.0.1") -> tuple[SimulatedPlatform, Served]:
     """The platform and its server: stop the server with `served.stop()` (it ends any hang)."""
     platform = SimulatedPlatform(tool_url=tool_url)
-    served = Served(build_app(platform), on_stop=lambda: setattr(platform, "failing", ""))
+    stop_hanging = lambda: setattr(platform, "failing", "")  # noqa: E731 - a callback
+    served = Served(build_app(platform), on_stop=stop_hanging, host=host)
     platform.url = served.url
     return platform, served

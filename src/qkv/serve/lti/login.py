@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -26,6 +27,24 @@ COOKIE_PREFIX = "qkv_lti_"
 BLOCKED_COOKIES = (
     "this browser did not send back the cookie of its login: it may block third-party cookies "
     "in the LMS's frame (open the tool in a new window)"
+)
+
+
+class CookiesBlocked(Refused):
+    """The browser did not send the login's cookie back: the same login, in a new window, will."""
+
+    def __init__(self, message: str, relaunch: str) -> None:
+        super().__init__(message)
+        self.relaunch = relaunch  # /lti/login?... with the login's own fields
+
+
+LOGIN_FIELDS = (
+    "iss",
+    "login_hint",
+    "target_link_uri",
+    "lti_message_hint",
+    "client_id",
+    "lti_deployment_id",
 )
 
 
@@ -81,7 +100,8 @@ def begin(
     now = time.time()
     db.execute(delete(LtiLogin).where(LtiLogin.created < now - LOGIN_TTL_S))
     state, nonce, secret = (secrets.token_urlsafe(24) for _ in range(3))
-    db.add(LtiLogin(state=state, browser=_hash(secret), nonce=nonce, created=now))
+    kept = json.dumps({k: params[k] for k in LOGIN_FIELDS if params.get(k)})
+    db.add(LtiLogin(state=state, browser=_hash(secret), nonce=nonce, created=now, params=kept))
     query = {
         "scope": "openid",
         "response_type": "id_token",
@@ -108,7 +128,7 @@ def take(db: DbSession, state: str, secret: str | None) -> str:
     if time.time() - row.created > LOGIN_TTL_S:
         raise Refused("the login took longer than 10 minutes: launch the tool again")
     if not secret:
-        raise Refused(BLOCKED_COOKIES)
+        raise CookiesBlocked(BLOCKED_COOKIES, "/lti/login?" + urlencode(json.loads(row.params)))
     if not hmac.compare_digest(_hash(secret), row.browser):
         raise Refused("the launch's state does not match this browser's login")
     return row.nonce

@@ -50,6 +50,7 @@ class LtiLogin(LtiBase):
     browser: Mapped[str] = mapped_column(String(64))
     nonce: Mapped[str] = mapped_column(String(64), unique=True)
     created: Mapped[float] = mapped_column(Float)
+    params: Mapped[str] = mapped_column(Text, default="{}")  # to start it again in a new window
 
 
 class LtiNonce(LtiBase):

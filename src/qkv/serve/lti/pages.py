@@ -25,13 +25,18 @@ def page(title: str, body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(text, status_code=status)
 
 
-def refused(reason: str) -> HTMLResponse:
+def refused(reason: str, relaunch: str | None = None) -> HTMLResponse:
+    """Why a launch was refused; with `relaunch`, a link that starts it again in a new window."""
+    again = (
+        f'<p><a id="new-window" href="{escape(relaunch)}" target="_blank">Open the tool in a new '
+        "window</a>: there its cookies are its own, and the launch goes through.</p>"
+        if relaunch
+        else "<p>Go back to your course and open the link again; if it is refused again, show "
+        "this page to your instructor.</p>"
+    )
     return page(
         "Launch refused",
-        "<h1>This launch was refused</h1>"
-        f'<p id="reason">{escape(reason)}.</p>'
-        "<p>Go back to your course and open the link again; if it is refused again, show this page "
-        "to your instructor.</p>",
+        f'<h1>This launch was refused</h1><p id="reason">{escape(reason)}.</p>{again}',
         status=403,
     )
 

@@ -121,7 +121,8 @@ def _refused(request: Request, refusal: Refused) -> Response:
     client = request.client.host if request.client else "?"
     log.warning("LTI launch refused (%s %s from %s): %s", request.method, request.url.path,
                 client, refusal)  # fmt: skip
-    return pages.refused(str(refusal))
+    relaunch = refusal.relaunch if isinstance(refusal, login.CookiesBlocked) else None
+    return pages.refused(str(refusal), relaunch)
 
 
 def verify(

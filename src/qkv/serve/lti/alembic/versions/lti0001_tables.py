@@ -20,6 +20,7 @@ def upgrade() -> None:
         sa.Column("browser", sa.String(length=64), nullable=False),
         sa.Column("nonce", sa.String(length=64), nullable=False),
         sa.Column("created", sa.Float(), nullable=False),
+        sa.Column("params", sa.Text(), nullable=False),
         sa.PrimaryKeyConstraint("state"),
         sa.UniqueConstraint("nonce"),
     )

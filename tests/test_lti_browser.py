@@ -1,0 +1,135 @@
+"""LTI in real Chromium (Selenium and Debian's chromedriver): the LMS shows the tool in a frame of its
+course page, on another site (localhost beside 127.0.0.1), as Canvas and Moodle do.
+
+This Chromium blocks third-party cookies unless told otherwise; a browser that allows them launches
+in the frame, one that blocks them is offered the same launch in a new window.
+
+Skipped only when Chromium or its driver is missing and QKV_REQUIRE_BROWSER is unset; CI sets it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from html import unescape
+
+import pytest
+
+from lti_flow import Stack, grade, stand_up
+
+CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
+DRIVER = shutil.which("chromedriver")
+if (CHROMIUM is None or DRIVER is None) and not os.environ.get("QKV_REQUIRE_BROWSER"):
+    pytest.skip(
+        "chromium or chromedriver is not installed (QKV_REQUIRE_BROWSER=1 makes this a failure)",
+        allow_module_level=True,
+    )
+
+from selenium import webdriver  # noqa: E402 - only once Chromium is known to be there
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+TITLE = "Query, Key, Value: attention on 'two plus three'"
+WAIT_S = 20
+
+
+def _chromium(profile: str, *, third_party_cookies: bool) -> webdriver.Chrome:
+    options = Options()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", f"--user-data-dir={profile}"):  # fmt: skip
+        options.add_argument(flag)
+    if third_party_cookies:
+        allow = {"profile.cookie_controls_mode": 0, "profile.block_third_party_cookies": False}
+        options.add_experimental_option("prefs", allow)
+    driver = webdriver.Chrome(service=DriverService(str(DRIVER)), options=options)
+    driver.set_page_load_timeout(WAIT_S)
+    return driver
+
+
+@pytest.fixture
+def browser(tmp_path) -> Iterator[webdriver.Chrome]:
+    driver = _chromium(str(tmp_path / "profile"), third_party_cookies=True)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def strict_browser(tmp_path) -> Iterator[webdriver.Chrome]:
+    driver = _chromium(str(tmp_path / "strict-profile"), third_party_cookies=False)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def stack(tmp_path) -> Iterator[Stack]:
+    found = stand_up(tmp_path, lms_host="localhost")
+    yield found
+    found.stop()
+
+
+def _until(check: Callable[[], object], what: str) -> object:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        if found := check():
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"waited {WAIT_S} s for {what}")
+
+
+def _open_in_frame(browser: webdriver.Chrome, stack: Stack, user: str, link: str) -> None:
+    """The user opens the link on the LMS's course page; the tool loads in the page's frame."""
+    browser.get(f"{stack.lms.url}/course?user={user}&link={link}&frame=1")
+    browser.find_element(By.CSS_SELECTOR, "#go button").click()
+    browser.switch_to.frame("tool")
+
+
+def _frame_path(browser: webdriver.Chrome) -> str:
+    return str(browser.execute_script("return location.host + location.pathname"))
+
+
+def test_a_student_launched_in_the_lms_frame_is_signed_in_and_their_score_arrives(browser, stack):
+    _open_in_frame(browser, stack, "lms-alice", "link-attention")
+    tool_host = stack.tool.url.removeprefix("http://")
+    _until(lambda: _frame_path(browser) == f"{tool_host}/a/attention", "the assignment's page")
+    cookies = {c["name"]: c for c in browser.get_cookies()}
+    session = cookies["qkv_session"]
+    assert session["sameSite"] == "None" and session["secure"] and session["httpOnly"]
+    submission = grade(stack, "alice", 96.0, submitted_at="2026-12-15T20:00:00Z")
+    stack.runtime.start()  # the service's sender, as `qkv serve` runs it
+    stack.runtime.wake()
+    scores = _until(lambda: stack.lms.final_scores().get(TITLE), "the score at the LMS")
+    assert scores == {"lms-alice": 96.0}
+    (posted,) = next(iter(stack.lms.scores.values()))
+    assert posted["comment"] == f"Feedback: {stack.tool.url}/s/{submission}"
+
+
+def test_an_instructor_adds_an_assignment_by_deep_linking(browser, stack):
+    _open_in_frame(browser, stack, "lms-tess", "deep-link")
+    button = _until(
+        lambda: browser.find_elements(By.CSS_SELECTOR, "button[name=assignment]"), "the choice"
+    )
+    assert TITLE in unescape(browser.page_source)
+    button[0].click()  # type: ignore[index]
+    added = _until(lambda: browser.find_elements(By.ID, "added"), "the LMS's confirmation")
+    assert added[0].text == f"Added: {TITLE}"  # type: ignore[index]
+    (message,) = stack.lms.deep_link_returns
+    (item,) = message["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    assert item["lineItem"]["resourceId"] == "attention"
+
+
+def test_where_third_party_cookies_are_blocked_the_launch_opens_in_a_new_window(
+    strict_browser, stack
+):
+    _open_in_frame(strict_browser, stack, "lms-alice", "link-attention")
+    link = _until(lambda: strict_browser.find_elements(By.ID, "new-window"), "the refusal")
+    reason = strict_browser.find_element(By.ID, "reason").text
+    assert "third-party cookies" in reason
+    link[0].click()  # type: ignore[index]
+    _until(lambda: len(strict_browser.window_handles) == 2, "the new window")
+    strict_browser.switch_to.window(strict_browser.window_handles[1])
+    tool_host = stack.tool.url.removeprefix("http://")
+    _until(lambda: _frame_path(strict_browser) == f"{tool_host}/a/attention", "the launch")
