@@ -12,8 +12,9 @@ from sqlalchemy import select
 
 from lti_flow import Browser, Stack, form_of, grade, stand_up
 from qkv.cli import main
+from qkv.serve.lti import staff
 from qkv.serve.lti.models import LtiSent, LtiUser
-from qkv.serve.models import Student
+from qkv.serve.models import Session, Student
 
 ON_TIME = "2026-12-15T20:00:00Z"
 FIRST_LATE_WINDOW = "2026-12-16T12:00:00Z"  # 80 % credit
@@ -218,3 +219,28 @@ def test_a_learner_cannot_add_links(stack):
     ]
     refused = Browser().launch(stack, "lms-alice", link="deep-link")
     assert refused.status_code == 403 and "instructor" in refused.text
+
+
+def test_the_staff_section_shows_what_was_sent_and_its_button_reads_the_roster(stack):
+    teacher = Browser()
+    teacher.launch(stack, "lms-tess")
+    Browser().launch(stack, "lms-alice")
+    grade(stack, "alice", 96.0, submitted_at=ON_TIME)
+    stack.runtime.round()
+    session_id = stack.service.signer.read(teacher.cookies[stack.tool.url[7:]]["qkv_session"])
+    with stack.service.sessions() as db:
+        csrf = db.get(Session, session_id).csrf
+        shown = staff.section(db, csrf)
+    assert "<td>alice</td><td>96 / 120</td><td>attention</td><td>204</td>" in shown
+    page = teacher.go(
+        "POST", f"{stack.tool.url}/lti/roster", {"assignment": "attention", "csrf": csrf}
+    )
+    assert page.status_code == 200 and "3 learner(s) read from the LMS" in page.text
+    forged = teacher.go("POST", f"{stack.tool.url}/lti/roster", {"assignment": "attention"})
+    assert forged.status_code == 403
+    student = Browser()
+    student.launch(stack, "lms-alice")
+    assert (
+        student.go("POST", f"{stack.tool.url}/lti/roster", {"assignment": "attention"}).status_code
+        == 403
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 
-from qkv.serve.lti import grades, schema
+from qkv.serve.lti import grades, schema, staff
 from qkv.serve.lti.routes import ROUTES
 from qkv.serve.lti.runtime import Runtime
 from qkv.serve.service import Service
@@ -15,5 +15,5 @@ def install(app: Starlette, service: Service, counted: grades.CountedGrades) -> 
     schema.migrate(service.engine)
     runtime = Runtime(service, counted)
     app.state.lti = runtime
-    app.router.routes.extend(ROUTES)
+    app.router.routes.extend([*ROUTES, *staff.ROUTES])
     return runtime
