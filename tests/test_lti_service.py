@@ -244,3 +244,24 @@ def test_the_staff_section_shows_what_was_sent_and_its_button_reads_the_roster(s
         student.go("POST", f"{stack.tool.url}/lti/roster", {"assignment": "attention"}).status_code
         == 403
     )
+
+
+def test_after_a_key_rotation_both_keys_are_published_and_the_new_one_signs(stack, capsys):
+    before = {k["kid"] for k in httpx.get(f"{stack.tool.url}/lti/jwks").json()["keys"]}
+    assert main(["serve", "lti", "rotate-key", *stack.cli_options]) == 0
+    after = {k["kid"] for k in httpx.get(f"{stack.tool.url}/lti/jwks").json()["keys"]}
+    assert before < after and len(after) == 2
+    Browser().launch(stack, "lms-alice")
+    grade(stack, "alice", 96.0, submitted_at=ON_TIME)
+    assert stack.runtime.round().sent == 1  # the LMS took a client assertion signed by the new key
+
+
+def test_without_the_extra_the_lti_commands_say_how_to_get_it(stack, capsys, monkeypatch):
+    from qkv.serve.lti import extra
+
+    monkeypatch.setattr(extra, "PACKAGES", ("jwt", "a_package_that_is_not_installed"))
+    assert main(["serve", "lti", "sync", *stack.cli_options]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"qkv: error: LTI needs the optional extra 'lti' (PyJWT and cryptography): {extra.INSTALL}"
+    ]

@@ -17,7 +17,7 @@ from qkv.serve.service import Service
 
 log = logging.getLogger("qkv.serve.lti")
 ROUND_S = 1.0
-RECONCILE_S = 5.0
+RECONCILE_S = 2.0
 
 
 class Runtime:

@@ -23,7 +23,7 @@ from qkv.serve.lti.models import LtiLink, LtiPlatform, LtiScore, LtiSent
 from qkv.serve.lti.services import ServiceError, Services
 
 BACKOFF_FIRST_S = 2.0
-BACKOFF_MAX_S = 30.0
+BACKOFF_MAX_S = 10.0
 
 
 def backoff(failures: int) -> float:
