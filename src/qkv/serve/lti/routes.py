@@ -44,9 +44,12 @@ def _committed(service: Service, work: Callable[[DbSession], T]) -> T:
     """Runs `work` in a transaction that commits even when it refuses (a spent state stays spent)."""
     with service.sessions() as db:
         try:
-            return work(db)
-        finally:
+            done = work(db)
+        except Refused:
             db.commit()
+            raise
+        db.commit()
+        return done
 
 
 async def jwks(request: Request) -> Response:
