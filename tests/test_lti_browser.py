@@ -14,10 +14,16 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from html import unescape
+from types import SimpleNamespace
 
 import pytest
 
+import serve_class
+import week_class
 from lti_flow import Stack, grade, stand_up
+from lti_platform import LEARNER, start
+from qkv.cli import main
+from serve_process import Server
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
 DRIVER = shutil.which("chromedriver")
@@ -80,7 +86,9 @@ def _until(check: Callable[[], object], what: str) -> object:
     raise AssertionError(f"waited {WAIT_S} s for {what}")
 
 
-def _open_in_frame(browser: webdriver.Chrome, stack: Stack, user: str, link: str) -> None:
+def _open_in_frame(
+    browser: webdriver.Chrome, stack: Stack | SimpleNamespace, user: str, link: str
+) -> None:
     """The user opens the link on the LMS's course page; the tool loads in the page's frame."""
     browser.get(f"{stack.lms.url}/course?user={user}&link={link}&frame=1")
     browser.find_element(By.CSS_SELECTOR, "#go button").click()
@@ -133,3 +141,42 @@ def test_where_third_party_cookies_are_blocked_the_launch_opens_in_a_new_window(
     strict_browser.switch_to.window(strict_browser.window_handles[1])
     tool_host = stack.tool.url.removeprefix("http://")
     _until(lambda: _frame_path(strict_browser) == f"{tool_host}/a/attention", "the launch")
+
+
+def test_a_student_launched_from_the_lms_hands_in_and_the_final_grade_arrives(browser, tmp_path):
+    """The whole flow against `qkv serve` itself, its grading processes and its sender."""
+    settings = serve_class.settings(tmp_path)
+    server = Server(settings.course, settings.data, jobs=1)
+    lms, lms_served = start(server.url, host="localhost")
+    lms.add_user("lms-alice", "Alice Archer", "alice@uni.example", LEARNER)
+    lms.add_link("link-attention", {"assignment": "attention"})
+    options = ["--course", str(settings.course), "--data", str(settings.data)]
+    assert main(["serve", "lti", "add-platform", *lms.registration(), *options]) == 0
+    (tmp_path / "attention.py").write_text(week_class.reference_source())
+    server.start()
+    try:
+        _open_in_frame(browser, SimpleNamespace(lms=lms), "lms-alice", "link-attention")
+        tool_host = server.url.removeprefix("http://")
+        _until(lambda: _frame_path(browser) == f"{tool_host}/a/attention", "the assignment")
+        upload = browser.find_element(By.CSS_SELECTOR, "input[type=file]")
+        upload.send_keys(str(tmp_path / "attention.py"))
+        browser.find_element(By.CSS_SELECTOR, "form.upload button").click()
+        statuses = lambda: [
+            e.text for e in browser.find_elements(By.CSS_SELECTOR, "#history td.status")
+        ]  # noqa: E731
+        _until(lambda: statuses() == ["graded"], "the hand-in graded")
+        submission = browser.find_element(By.CSS_SELECTOR, "#history tr[data-id]")
+        sub_id = submission.get_attribute("data-id")
+        answer = browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(arguments[0], {credentials: 'include'}).then(r => r.json()).then(done);",
+            f"/api/submissions/{sub_id}",
+        )
+        scores = _until(lambda: lms.final_scores().get(TITLE), "the score at the LMS")
+        assert scores == {"lms-alice": answer["final"]} and answer["final"] > 0
+        (posted,) = next(iter(lms.scores.values()))
+        assert posted["scoreMaximum"] == answer["max_score"]
+        assert posted["comment"] == f"Feedback: {server.url}/s/{sub_id}"
+    finally:
+        server.stop()
+        lms_served.stop()

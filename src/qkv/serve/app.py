@@ -75,9 +75,9 @@ def create_app(settings: Settings, service: Service | None = None):
     app.state.service = service
     if lti_extra.available():
         from qkv.serve.lti.app import install  # noqa: PLC0415 - only with the extra `lti`
-        from qkv.serve.lti.grades import counted_from_submissions  # noqa: PLC0415
+        from qkv.serve.lti.grades import counted_grades  # noqa: PLC0415
 
-        install(app, service, counted_from_submissions(service.course))
+        install(app, service, counted_grades(service))
     # Behind a TLS proxy the request's scheme and client are what its X-Forwarded-* headers say.
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips)
     return app

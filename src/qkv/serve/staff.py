@@ -142,6 +142,10 @@ async def staff_page(request: Request) -> Response:
     service = request.app.state.service
     with service.sessions() as db:
         sections = [_section(service, db, a, session) for a in service.course.assignments]
+        # Parts an extra adds (LTI's links and scores sent), each given the database and the CSRF.
+        sections += [
+            part(db, session.csrf) for part in getattr(request.app.state, "staff_parts", ())
+        ]
         audit = _audit(db)
     body = [
         f"<h1>{esc(service.course.name)}</h1>",

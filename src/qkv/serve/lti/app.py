@@ -15,5 +15,6 @@ def install(app: Starlette, service: Service, counted: grades.CountedGrades) -> 
     schema.migrate(service.engine)
     runtime = Runtime(service, counted)
     app.state.lti = runtime
+    app.state.staff_parts = [*getattr(app.state, "staff_parts", ()), staff.section]
     app.router.routes.extend([*ROUTES, *staff.ROUTES])
     return runtime

@@ -42,10 +42,10 @@ def _database(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> An
 
 
 def _runtime(service: Any) -> Any:
-    from qkv.serve.lti.grades import counted_from_submissions  # noqa: PLC0415 - the extras
+    from qkv.serve.lti.grades import counted_grades  # noqa: PLC0415 - the extras
     from qkv.serve.lti.runtime import Runtime  # noqa: PLC0415
 
-    return Runtime(service, counted_from_submissions(service.course))
+    return Runtime(service, counted_grades(service))
 
 
 def cmd_add_platform(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> int:

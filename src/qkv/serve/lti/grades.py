@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import groupby
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session as DbSession
@@ -16,10 +17,14 @@ from sqlalchemy.orm import Session as DbSession
 from qkv.course import deadlines
 from qkv.course.config import Course
 from qkv.results.gradebook import max_points
+from qkv.serve import views
 from qkv.serve.lti import platforms, scores
 from qkv.serve.lti.models import LtiLink, LtiMember
 from qkv.serve.lti.services import ServiceError, Services
 from qkv.serve.models import Submission
+from qkv.serve.service import Service
+
+PENDING = ("queued", "grading")
 
 
 @dataclass(frozen=True)
@@ -34,28 +39,28 @@ class Counted:
 CountedGrades = Callable[[DbSession, str], dict[str, Counted]]
 
 
-def counted_from_submissions(course: Course) -> CountedGrades:
-    """Counted grades from the graded hand-ins: late credit applied, then `resubmissions` (the last
-    hand-in, or the best final with the later one on a tie), as a batch counts them."""
+def counted_grades(service: Service) -> CountedGrades:
+    """The service's counted grades: the hand-in its gradebook counts, and the final the API gives
+    for it (overrides are in its score, late credit applied). A student with a hand-in still
+    queued or grading is left out until it settles, so a regrade posts no passing value."""
 
     def counted(db: DbSession, assignment_id: str) -> dict[str, Counted]:
-        assignment = course.assignment(assignment_id)
-        rows = db.execute(
-            select(Submission.id, Submission.student, Submission.submitted_at, Submission.score)
-            .where(
-                Submission.assignment == assignment_id,
-                Submission.status == "graded",
-                Submission.score.is_not(None),
-            )
-            .order_by(Submission.created, Submission.id)
+        assignment = service.course.assignment(assignment_id)
+        rows = db.scalars(
+            select(Submission)
+            .where(Submission.assignment == assignment_id)
+            .order_by(Submission.student, Submission.created, Submission.id)
         )
         found: dict[str, Counted] = {}
-        for sub_id, student, submitted_at, total in rows:
-            credit = deadlines.credit(assignment, student, submitted_at or None)
-            grade = Counted(deadlines.final(float(total), credit), str(sub_id))
-            before = found.get(student)
-            if course.resubmissions != "best" or before is None or grade.final >= before.final:
-                found[student] = grade
+        for student, group in groupby(rows, key=lambda r: r.student):
+            handins = list(group)
+            if any(r.status in PENDING for r in handins):
+                continue
+            chosen = views.counted(assignment, handins, service.course.resubmissions)
+            if chosen is None or chosen.score is None:
+                continue
+            credit = deadlines.credit(assignment, student, chosen.submitted_at)
+            found[student] = Counted(deadlines.final(chosen.score, credit), chosen.id)
         return found
 
     return counted
