@@ -232,6 +232,8 @@ def test_the_staff_section_shows_what_was_sent_and_its_button_reads_the_roster(s
         csrf = db.get(Session, session_id).csrf
         shown = staff.section(db, csrf)
     assert "<td>alice</td><td>96 / 120</td><td>attention</td><td>204</td>" in shown
+    staff_page = teacher.go("GET", f"{stack.tool.url}/staff")
+    assert staff_page.status_code == 200 and shown in staff_page.text
     page = teacher.go(
         "POST", f"{stack.tool.url}/lti/roster", {"assignment": "attention", "csrf": csrf}
     )
