@@ -238,6 +238,8 @@ def test_the_staff_section_shows_what_was_sent_and_its_button_reads_the_roster(s
         "POST", f"{stack.tool.url}/lti/roster", {"assignment": "attention", "csrf": csrf}
     )
     assert page.status_code == 200 and "3 learner(s) read from the LMS" in page.text
+    with stack.service.sessions() as db:
+        assert "Not on the roster, added from the LMS: nina (Nina New)" in staff.section(db, csrf)
     forged = teacher.go("POST", f"{stack.tool.url}/lti/roster", {"assignment": "attention"})
     assert forged.status_code == 403
     student = Browser()

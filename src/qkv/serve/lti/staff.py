@@ -17,7 +17,7 @@ from qkv.errors import QkvError
 from qkv.results.gradebook import fmt
 from qkv.serve import auth
 from qkv.serve.lti import pages
-from qkv.serve.lti.models import LtiLink, LtiMember, LtiPlatform, LtiScore, LtiSent
+from qkv.serve.lti.models import LtiLink, LtiMember, LtiPlatform, LtiScore, LtiSent, LtiUser
 from qkv.serve.lti.roster import import_memberships
 from qkv.serve.lti.services import ServiceError
 
@@ -62,11 +62,22 @@ def section(db: DbSession, csrf: str) -> str:
             select(LtiSent, LtiLink).join(LtiLink).order_by(LtiSent.id.desc()).limit(SHOWN_POSTS)
         )
     ]
+    added = [
+        f"{escape(u.subject)} ({escape(u.name or u.email or u.sub)})"
+        for u in db.scalars(select(LtiUser).where(LtiUser.added).order_by(LtiUser.subject))
+    ]
+    strangers = (
+        f'<p id="lti-added">Not on the roster, added from the LMS: {", ".join(added)}</p>'
+        if added
+        else ""
+    )
     return (
         '<section id="lti"><h2>LMS (LTI)</h2><table><tr><th>assignment</th><th>LMS</th>'
         "<th>course</th><th>students</th><th>scores owed</th><th></th></tr>"
         + "".join(rows)
-        + '</table><h3>Scores sent</h3><table id="lti-sent"><tr><th>when</th><th>student</th>'
+        + "</table>"
+        + strangers
+        + '<h3>Scores sent</h3><table id="lti-sent"><tr><th>when</th><th>student</th>'
         "<th>score</th><th>assignment</th><th>LMS's answer</th></tr>"
         + "".join(posts)
         + "</table></section>"

@@ -18,7 +18,7 @@ import jwt
 
 from qkv.serve.lti import claims as c
 
-LEEWAY = timedelta(seconds=60)
+LEEWAY = timedelta(seconds=5)  # for clocks a little apart, not for stale tokens
 JWKS_MAX_AGE_S = 3600.0
 HTTP_TIMEOUT_S = 5.0
 
