@@ -40,9 +40,9 @@ class Stack:
         self.tool.stop()
 
 
-def stand_up(root: Path, lms_host: str = "127.0.0.1") -> Stack:
+def stand_up(root: Path, lms_host: str = "127.0.0.1", db: str | None = None) -> Stack:
     """The week's class served with LTI, an LMS that knows alice, a newcomer and a teacher."""
-    settings = serve_class.settings(root)
+    settings = serve_class.settings(root, db=db)
     service = Service.open(settings)
     app = create_app(settings, service)
     tool = Served(app)
@@ -53,6 +53,7 @@ def stand_up(root: Path, lms_host: str = "127.0.0.1") -> Stack:
     lms.add_user("lms-tess", "Tess Teach", "tess@uni.example", INSTRUCTOR)
     lms.add_link("link-attention", {"assignment": "attention"})
     options = ["--course", str(settings.course), "--data", str(settings.data)]
+    options += ["--db", db] if db else []
     assert main(["serve", "lti", "add-platform", *lms.registration(), *options]) == 0
     return Stack(service, tool, lms, lms_served, app.state.lti, options)
 

@@ -10,6 +10,7 @@ import jwt
 import pytest
 from sqlalchemy import select
 
+import serve_class
 from lti_flow import Browser, Stack, form_of, grade, stand_up
 from qkv.cli import main
 from qkv.serve.lti import staff
@@ -26,6 +27,15 @@ def stack(tmp_path):
     found = stand_up(tmp_path)
     yield found
     found.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_db_stack(request, tmp_path):
+    """The stack on SQLite and on PostgreSQL (where QKV_TEST_POSTGRES_URL names a server)."""
+    with serve_class.database(request.param) as url:
+        found = stand_up(tmp_path, db=url)
+        yield found
+        found.stop()
 
 
 def _users(stack: Stack) -> dict[str, tuple[str, str, bool]]:
@@ -120,7 +130,8 @@ def test_a_login_for_an_unregistered_deployment_is_refused(stack):
     assert refused.status_code == 403 and "not-registered" in refused.text
 
 
-def test_a_graded_hand_in_sends_the_final_grade_to_one_line_item(stack):
+def test_a_graded_hand_in_sends_the_final_grade_to_one_line_item(any_db_stack):
+    stack = any_db_stack
     Browser().launch(stack, "lms-alice")
     Browser().launch(stack, "lms-bob")
     sub_alice = grade(stack, "alice", 96.0, submitted_at=ON_TIME)
