@@ -39,7 +39,7 @@ from selenium.webdriver.chrome.service import Service as DriverService  # noqa: 
 from selenium.webdriver.common.by import By  # noqa: E402
 
 TITLE = "Query, Key, Value: attention on 'two plus three'"
-WAIT_S = 20
+WAIT_S = 60  # a loaded machine grades slowly
 
 
 def _chromium(profile: str, *, third_party_cookies: bool) -> webdriver.Chrome:
