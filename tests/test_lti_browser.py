@@ -161,10 +161,11 @@ def test_a_student_launched_from_the_lms_hands_in_and_the_final_grade_arrives(br
         upload = browser.find_element(By.CSS_SELECTOR, "input[type=file]")
         upload.send_keys(str(tmp_path / "attention.py"))
         browser.find_element(By.CSS_SELECTOR, "form.upload button").click()
-        statuses = lambda: [
-            e.text for e in browser.find_elements(By.CSS_SELECTOR, "#history td.status")
-        ]  # noqa: E731
-        _until(lambda: statuses() == ["graded"], "the hand-in graded")
+        status = (By.CSS_SELECTOR, "#history td.status")
+        _until(
+            lambda: [e.text for e in browser.find_elements(*status)] == ["graded"],
+            "the hand-in graded",
+        )
         submission = browser.find_element(By.CSS_SELECTOR, "#history tr[data-id]")
         sub_id = submission.get_attribute("data-id")
         answer = browser.execute_async_script(

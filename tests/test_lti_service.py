@@ -13,7 +13,7 @@ from sqlalchemy import select
 import serve_class
 from lti_flow import Browser, Stack, form_of, grade, stand_up
 from qkv.cli import main
-from qkv.serve.lti import staff
+from qkv.serve.lti import extra, staff
 from qkv.serve.lti.models import LtiSent, LtiUser
 from qkv.serve.models import Session, Student
 
@@ -272,8 +272,6 @@ def test_after_a_key_rotation_both_keys_are_published_and_the_new_one_signs(stac
 
 
 def test_without_the_extra_the_lti_commands_say_how_to_get_it(stack, capsys, monkeypatch):
-    from qkv.serve.lti import extra
-
     monkeypatch.setattr(extra, "PACKAGES", ("jwt", "a_package_that_is_not_installed"))
     assert main(["serve", "lti", "sync", *stack.cli_options]) == 2
     err = capsys.readouterr().err.strip().splitlines()

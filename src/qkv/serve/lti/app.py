@@ -11,7 +11,16 @@ from qkv.serve.service import Service
 
 
 def install(app: Starlette, service: Service, counted: grades.CountedGrades) -> Runtime:
-    """Adds the LTI endpoints to `app`; the runtime's sender starts with `runtime.start()`."""
+    """Adds the LTI endpoints to `app`; the runtime's sender starts with `runtime.start()`.
+
+    Args:
+        app: the service's Starlette app.
+        service: the running service.
+        counted: the service's counted grades, by assignment and student.
+
+    Returns:
+        The LTI runtime, also kept on `app.state.lti`.
+    """
     schema.migrate(service.engine)
     runtime = Runtime(service, counted)
     app.state.lti = runtime

@@ -69,7 +69,17 @@ def counted_grades(service: Service) -> CountedGrades:
 def reconcile(
     db: DbSession, course: Course, counted: CountedGrades, assignment: str | None = None
 ) -> int:
-    """Owes every linked student their counted grade; how many scores changed."""
+    """Owes every linked student their counted grade.
+
+    Args:
+        db: an open session.
+        course: the service's course.
+        counted: the service's counted grades.
+        assignment: only this assignment's links (all when None).
+
+    Returns:
+        How many owed scores changed.
+    """
     query = select(LtiLink)
     if assignment is not None:
         query = query.where(LtiLink.assignment == assignment)

@@ -24,7 +24,17 @@ def _assignment(service: Service, launch: Launch) -> str | None:
 
 
 def upsert_link(db: DbSession, launch: Launch, assignment: str, *, tool_url: str) -> LtiLink:
-    """The link of this context and assignment, with the service URLs the launch names."""
+    """The link of this context and assignment, with the service URLs the launch names.
+
+    Args:
+        db: an open session.
+        launch: the verified launch.
+        assignment: the assignment it opens.
+        tool_url: the service's address, for the links in score comments.
+
+    Returns:
+        The link's row, made or brought up to date.
+    """
     row = db.scalar(
         select(LtiLink).where(
             LtiLink.platform_id == launch.platform.id,
@@ -56,6 +66,14 @@ def upsert_link(db: DbSession, launch: Launch, assignment: str, *, tool_url: str
 
 
 def add_member(db: DbSession, link: LtiLink, student: str, sub: str) -> None:
+    """Makes `student` a member of the link's context, owed its scores as user `sub`.
+
+    Args:
+        db: an open session.
+        link: the link.
+        student: the student's id in the service.
+        sub: their user id on the platform.
+    """
     row = db.scalar(
         select(LtiMember).where(LtiMember.link_id == link.id, LtiMember.student == student)
     )
@@ -68,7 +86,20 @@ def add_member(db: DbSession, link: LtiLink, student: str, sub: str) -> None:
 def record_launch(
     db: DbSession, service: Service, launch: Launch, *, tool_url: str
 ) -> tuple[str, Person]:
-    """Signs the launch's user in and records its link; (where to send them, who they are)."""
+    """Signs the launch's user in and records its link.
+
+    Args:
+        db: an open session.
+        service: the running service.
+        launch: the verified launch.
+        tool_url: the service's address.
+
+    Returns:
+        Where to send the browser, and the person to sign in.
+
+    Raises:
+        Refused: roles the tool has no place for, or an assignment the course does not have.
+    """
     if not (launch.staff or launch.learner):
         raise Refused("the launch's roles are neither Learner nor Instructor or TeachingAssistant")
     deep = launch.message_type == c.DEEP_LINKING_REQUEST

@@ -120,7 +120,19 @@ def begin(
 
 
 def take(db: DbSession, state: str, secret: str | None) -> str:
-    """The nonce of the login `state` names, once, for the browser that started it."""
+    """The nonce of the login `state` names, once, for the browser that started it.
+
+    Args:
+        db: an open session; the login's row is deleted from it, refused or not.
+        state: the `state` the platform posted back.
+        secret: the value of the browser's cookie for that state, if it sent one.
+
+    Returns:
+        The nonce the id token must carry.
+
+    Raises:
+        Refused: an unknown, spent or stale state, or another browser's.
+    """
     row = db.get(LtiLogin, state) if state and len(state) <= 64 else None
     if row is None:
         raise Refused("the launch's state is unknown or was already used")

@@ -17,6 +17,16 @@ _STYLE = (
 
 
 def page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    """A small HTML page.
+
+    Args:
+        title: its title.
+        body: its body, as HTML.
+        status: the HTTP status.
+
+    Returns:
+        The response.
+    """
     text = (
         f'<!doctype html><html lang="en"><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width,initial-scale=1">'
@@ -42,7 +52,16 @@ def refused(reason: str, relaunch: str | None = None) -> HTMLResponse:
 
 
 def post_form(url: str, fields: dict[str, str], label: str) -> HTMLResponse:
-    """A page whose form posts `fields` to `url` at once (or when its button is pressed)."""
+    """A page whose form posts `fields` to `url` at once (or when its button is pressed).
+
+    Args:
+        url: where the form posts.
+        fields: its hidden fields.
+        label: the button's text and the page's title.
+
+    Returns:
+        The response.
+    """
     inputs = "".join(
         f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">' for k, v in fields.items()
     )
@@ -55,7 +74,16 @@ def post_form(url: str, fields: dict[str, str], label: str) -> HTMLResponse:
 
 
 def choose(course: Course, request_blob: str, csrf: str) -> HTMLResponse:
-    """Deep linking: the course's assignments, each a button that adds it to the LMS course."""
+    """Deep linking: the course's assignments, each a button that adds it to the LMS course.
+
+    Args:
+        course: the service's course.
+        request_blob: the signed deep linking request, posted back with the choice.
+        csrf: the staff session's CSRF token.
+
+    Returns:
+        The response.
+    """
     items = "".join(
         f"<li><strong>{escape(a.title)}</strong> ({fmt(max_points(a))} points) "
         f'<form method="post" action="/lti/deep-link" style="display:inline">'

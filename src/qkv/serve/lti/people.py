@@ -41,7 +41,7 @@ def _slug(text: str) -> str:
 
 
 def _free_id(db: DbSession, model: type[Student] | type[Staff], wanted: str) -> str:
-    column = model.id if model is Student else model.name  # type: ignore[union-attr]
+    column = Student.id if model is Student else Staff.name
     base = wanted if layout.is_valid_id(wanted) else "lti-user"
     candidate, n = base, 1
     while db.scalar(select(column).where(column == candidate)) is not None:
@@ -101,7 +101,16 @@ def _staff(db: DbSession, member: Member) -> str:
 
 
 def link_member(db: DbSession, roster: Roster | None, member: Member) -> LtiUser:
-    """The service's person for a platform user, matched or added once and kept by `sub`."""
+    """The service's person for a platform user, matched or added once and kept by `sub`.
+
+    Args:
+        db: an open session.
+        roster: the course's roster, if it has one.
+        member: the platform's user.
+
+    Returns:
+        The user's row: its kind (student or staff) and id in the service.
+    """
     row = db.scalar(
         select(LtiUser).where(LtiUser.platform_id == member.platform_id, LtiUser.sub == member.sub)
     )

@@ -89,7 +89,16 @@ def as_platform(db: DbSession, row: LtiPlatform) -> Platform:
 
 
 def find(db: DbSession, issuer: str, client_ids: list[str]) -> Platform | None:
-    """The platform registered for `issuer` with one of `client_ids` (or its only one when none)."""
+    """The platform registered for `issuer` with one of `client_ids` (or its only one when none).
+
+    Args:
+        db: an open session.
+        issuer: the `iss` a login or token names.
+        client_ids: the client ids it names (its `aud`, or the login's `client_id`).
+
+    Returns:
+        The platform, or None when none or several match.
+    """
     rows = list(db.scalars(select(LtiPlatform).where(LtiPlatform.issuer == issuer)))
     if client_ids:
         rows = [r for r in rows if r.client_id in client_ids]

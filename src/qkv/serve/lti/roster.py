@@ -35,7 +35,20 @@ class Imported:
 
 def import_memberships(service: Service, services: Services, assignment: str) -> Imported:
     """Every active learner of the contexts `assignment` was launched from becomes a student of
-    the service (matched as a launch is) whose grade goes to that context's line item."""
+    the service (matched as a launch is) whose grade goes to that context's line item.
+
+    Args:
+        service: the running service.
+        services: the platform client.
+        assignment: the assignment whose contexts are read.
+
+    Returns:
+        How many learners were read, and which were added.
+
+    Raises:
+        QkvError: an unknown assignment, or one no launch named a memberships service for.
+        ServiceError: the platform did not answer.
+    """
     course_ids = {a.id for a in service.course.assignments}
     if assignment not in course_ids:
         raise QkvError(f"--assignment {assignment}: not an assignment of this course")

@@ -128,7 +128,7 @@ def _refused(request: Request, refusal: Refused) -> Response:
     return pages.refused(str(refusal), relaunch)
 
 
-def verify(
+def _verify(
     service: Service, runtime: Runtime, token: str, state: str, secret: str | None
 ) -> Launch:
     """The launch a posted id token carries, for the browser whose login `state` started it."""
@@ -175,7 +175,7 @@ def _launch(
     service: Service, runtime: Runtime, posted: tuple[str, str, str | None], tool_url: str
 ) -> tuple[Response, str]:
     """The verified launch's page (or redirect) and the id of the session it signs in."""
-    found = verify(service, runtime, *posted)
+    found = _verify(service, runtime, *posted)
     with service.sessions.begin() as db:
         target, person = record_launch(db, service, found, tool_url=tool_url)
         session = auth.start_session(db, person)
@@ -206,7 +206,7 @@ def _deep_link_blob(service: Service, found: Launch) -> str:
 
 async def deep_link(request: Request) -> Response:
     """The staff member's choice: a signed LtiDeepLinkingResponse posted back to the platform."""
-    service, runtime = _parts(request)
+    service, _ = _parts(request)
     form = await request.form()
     with service.sessions() as db:
         found = auth.session_of(db, request, service.signer)

@@ -37,7 +37,16 @@ class Runtime:
     def round(
         self, *, force: bool = False, assignment: str | None = None, owe: bool = True
     ) -> scores.Round:
-        """Owes what changed and sends what is owed (to platforms in backoff too, with `force`)."""
+        """Owes what changed and sends what is owed.
+
+        Args:
+            force: send to platforms and scores in their backoff too.
+            assignment: only this assignment's scores.
+            owe: compare the counted grades first (else only send what is already owed).
+
+        Returns:
+            What was sent, what failed and what is still owed.
+        """
         with self._round_lock:
             if owe:
                 with self.service.sessions.begin() as db:

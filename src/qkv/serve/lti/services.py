@@ -170,7 +170,16 @@ class Services:
         return str(made["id"])
 
     def post_score(self, platform: Platform, lineitem: str, score: dict[str, Any]) -> int:
-        """Posts one score to a line item; the platform's status code."""
+        """Posts one score to a line item.
+
+        Args:
+            platform: the platform.
+            lineitem: the line item's URL.
+            score: the AGS score.
+
+        Returns:
+            The platform's status code.
+        """
         headers = {
             **self._headers(platform, (c.SCOPE_SCORE,), "application/json"),
             "Content-Type": c.SCORE_MEDIA,
