@@ -161,13 +161,16 @@ def test_a_student_launched_from_the_lms_hands_in_and_the_final_grade_arrives(br
         upload = browser.find_element(By.CSS_SELECTOR, "input[type=file]")
         upload.send_keys(str(tmp_path / "attention.py"))
         browser.find_element(By.CSS_SELECTOR, "form.upload button").click()
-        status = (By.CSS_SELECTOR, "#history td.status")
-        _until(
-            lambda: [e.text for e in browser.find_elements(*status)] == ["graded"],
+        # Read in one script: the page replaces its rows as they change, which stales elements.
+        rows = (
+            "return [...document.querySelectorAll('#history tr[data-id]')]"
+            ".map(r => [r.dataset.id, r.querySelector('td.status').textContent.trim()])"
+        )
+        graded = _until(
+            lambda: [r for r in browser.execute_script(rows) if r[1] == "graded"],
             "the hand-in graded",
         )
-        submission = browser.find_element(By.CSS_SELECTOR, "#history tr[data-id]")
-        sub_id = submission.get_attribute("data-id")
+        sub_id = graded[0][0]  # type: ignore[index]
         answer = browser.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "fetch(arguments[0], {credentials: 'include'}).then(r => r.json()).then(done);",
