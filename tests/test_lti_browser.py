@@ -34,9 +34,9 @@ if (CHROMIUM is None or DRIVER is None) and not os.environ.get("QKV_REQUIRE_BROW
     )
 
 from selenium import webdriver  # noqa: E402 - only once Chromium is known to be there
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.chrome.options import Options  # noqa: E402 - only once Chromium is known to be there
+from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402 - only once Chromium is known to be there
+from selenium.webdriver.common.by import By  # noqa: E402 - only once Chromium is known to be there
 
 TITLE = "Query, Key, Value: attention on 'two plus three'"
 WAIT_S = 60  # a loaded machine grades slowly

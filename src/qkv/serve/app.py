@@ -75,7 +75,7 @@ def create_app(settings: Settings, service: Service | None = None):
     app.state.service = service
     if lti_extra.available():
         from qkv.serve.lti.app import install  # noqa: PLC0415 - only with the extra `lti`
-        from qkv.serve.lti.grades import counted_grades  # noqa: PLC0415
+        from qkv.serve.lti.grades import counted_grades  # noqa: PLC0415 - only with the extra `lti`
 
         install(app, service, counted_grades(service))
     # Behind a TLS proxy the request's scheme and client are what its X-Forwarded-* headers say.

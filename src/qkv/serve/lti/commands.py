@@ -14,12 +14,12 @@ from qkv.errors import QkvError
 
 def _open(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> Any:
     from qkv.serve import extra as serve_extra  # noqa: PLC0415 - the extras only once a command runs
-    from qkv.serve.lti import extra  # noqa: PLC0415
+    from qkv.serve.lti import extra  # noqa: PLC0415 - the extras, only once a command runs
 
     serve_extra.require()
     extra.require()
-    from qkv.serve.lti import schema  # noqa: PLC0415
-    from qkv.serve.service import Service  # noqa: PLC0415
+    from qkv.serve.lti import schema  # noqa: PLC0415 - the extras, only once a command runs
+    from qkv.serve.service import Service  # noqa: PLC0415 - the extras, only once a command runs
 
     service = Service.open(settings_of(args))
     schema.migrate(service.engine)
@@ -29,12 +29,12 @@ def _open(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> Any:
 def _database(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> Any:
     """The migrated database's session maker, for the commands that need no course."""
     from qkv.serve import db  # noqa: PLC0415 - the extras only once a command runs
-    from qkv.serve import extra as serve_extra  # noqa: PLC0415
-    from qkv.serve.lti import extra  # noqa: PLC0415
+    from qkv.serve import extra as serve_extra  # noqa: PLC0415 - the extras, only once a command runs
+    from qkv.serve.lti import extra  # noqa: PLC0415 - the extras, only once a command runs
 
     serve_extra.require()
     extra.require()
-    from qkv.serve.lti import schema  # noqa: PLC0415
+    from qkv.serve.lti import schema  # noqa: PLC0415 - the extras, only once a command runs
 
     engine, sessions = db.open_database(settings_of(args).database_url)
     schema.migrate(engine)
@@ -43,13 +43,13 @@ def _database(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> An
 
 def _runtime(service: Any) -> Any:
     from qkv.serve.lti.grades import counted_grades  # noqa: PLC0415 - the extras
-    from qkv.serve.lti.runtime import Runtime  # noqa: PLC0415
+    from qkv.serve.lti.runtime import Runtime  # noqa: PLC0415 - the extras, only once a command runs
 
     return Runtime(service, counted_grades(service))
 
 
 def cmd_add_platform(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> int:
-    from qkv.serve.lti import keys, platforms  # noqa: PLC0415
+    from qkv.serve.lti import keys, platforms  # noqa: PLC0415 - the extras, only once a command runs
 
     sessions = _database(args, settings_of)
     with sessions.begin() as db:
@@ -80,8 +80,8 @@ def cmd_sync(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> int
 
 
 def cmd_roster(args: argparse.Namespace, settings_of: Callable[[Any], Any]) -> int:
-    from qkv.serve.lti.roster import import_memberships  # noqa: PLC0415
-    from qkv.serve.lti.services import ServiceError  # noqa: PLC0415
+    from qkv.serve.lti.roster import import_memberships  # noqa: PLC0415 - the extras, only once a command runs
+    from qkv.serve.lti.services import ServiceError  # noqa: PLC0415 - the extras, only once a command runs
 
     service = _open(args, settings_of)
     runtime = _runtime(service)
@@ -98,7 +98,7 @@ def cmd_rotate_key(args: argparse.Namespace, settings_of: Callable[[Any], Any]) 
     from qkv.serve.lti import extra  # noqa: PLC0415 - the extra only once a command runs
 
     extra.require()
-    from qkv.serve.lti import keys  # noqa: PLC0415
+    from qkv.serve.lti import keys  # noqa: PLC0415 - the extras, only once a command runs
 
     ring = keys.rotate(settings_of(args).data)
     print(f"the tool now signs with {ring.current.kid}; the old key stays published for a day")

@@ -14,7 +14,7 @@ MIGRATIONS = Path(__file__).parent / "alembic"
 def migrate(engine: Engine) -> None:
     """Bring the LTI tables to their newest revision."""
     from alembic import command  # noqa: PLC0415 - the migration tool only at start
-    from alembic.config import Config  # noqa: PLC0415
+    from alembic.config import Config  # noqa: PLC0415 - the migration tool only at start
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
