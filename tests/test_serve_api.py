@@ -13,7 +13,7 @@ from course_content import CATALOGUE
 from qkv.grade.batch import grade
 from qkv.results import records
 from qkv.serve.app import create_app
-from qkv.serve.models import Audit
+from qkv.serve.models import Audit, Submission
 from qkv.serve.pool import Pool
 from qkv.serve.service import Service
 
@@ -368,3 +368,25 @@ def test_the_item_analysis_of_the_class_is_on_the_staff_page_and_in_items_csv(se
     staff = TestClient(create_app(service.settings, service))
     staff.get(f"/login?token={tokens['ta']}")
     assert "<h2>Item analysis</h2>" in staff.get("/staff").text
+
+
+def test_staff_regrade_one_hand_in_which_is_graded_once_more(served):
+    service, client, tokens = served
+    response = client.post(
+        "/api/assignments/attention/submissions",
+        headers=bearer(tokens["bob"]),
+        files=serve_class.reference_files(),
+    )
+    submission_id, url = response.json()["id"], response.json()["url"]
+    first = serve_class.wait_graded(client, url, bearer(tokens["bob"]))
+    regrade = f"/api/submissions/{submission_id}/regrade"
+    assert client.post(regrade, headers=bearer(tokens["bob"])).status_code == 403
+    assert (
+        client.post("/api/submissions/nope/regrade", headers=bearer(tokens["ta"])).status_code
+        == 404
+    )
+    assert client.post(regrade, headers=bearer(tokens["ta"])).status_code == 202
+    again = serve_class.wait_graded(client, url, bearer(tokens["bob"]))
+    assert again["score"] == first["score"]
+    with service.sessions() as db:
+        assert db.get(Submission, submission_id).gradings == 2

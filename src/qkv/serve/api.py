@@ -211,6 +211,32 @@ async def regrade(request: Request) -> Response:
     return JSONResponse({"queued": count}, status_code=202)
 
 
+async def regrade_one(request: Request) -> Response:
+    """Grade one hand-in again (staff): a `failed` one is retried so."""
+    person, _ = person_of(request)
+    if person is None:
+        return error(401, "no valid token: send Authorization: Bearer TOKEN")
+    if not person.is_staff:
+        return error(403, "staff only")
+    service = _service(request)
+    with service.sessions.begin() as db:
+        row = db.get(Submission, request.path_params["id"][:64])
+        if row is None:
+            return error(404, "no such submission")
+        row.status = QUEUED
+        enqueue(db, row.id)
+        db.add(
+            Audit(
+                at=time.time(),
+                actor=person.id,
+                action="regrade",
+                detail=f"{row.assignment}: {row.student}'s hand-in {row.id} queued again",
+            )
+        )
+    service.wake()
+    return JSONResponse({"queued": 1}, status_code=202)
+
+
 async def override(request: Request) -> Response:
     """Adjust a student's part (staff): {student, part, points, comment}, as JSON or a form."""
     found, problem = staff_only(request)
@@ -256,6 +282,7 @@ ROUTES = [
     Route("/api/assignments/{assignment}/submissions", submit, methods=["POST"]),
     Route("/api/assignments/{assignment}/submissions", history, methods=["GET"]),
     Route("/api/submissions/{id}", submission),
+    Route("/api/submissions/{id}/regrade", regrade_one, methods=["POST"]),
     Route("/api/assignments/{assignment}/gradebook.csv", gradebook_csv),
     Route("/api/assignments/{assignment}/items.csv", items_csv),
     Route("/api/assignments/{assignment}/{fmt}.csv", lms_csv),
