@@ -28,7 +28,13 @@ def _csv(rows) -> str:
 
 
 def overrides(connection, assignment, student: str) -> tuple:
-    """The student's adjustments of the assignment, oldest first, as overrides.Override."""
+    """The student's adjustments of the assignment, oldest first, as overrides.Override.
+
+    Args:
+        connection: an open database connection.
+        assignment: the course's assignment.
+        student: the student's id.
+    """
     rows = connection.execute(
         select(Adjustment.student, Adjustment.part, Adjustment.points, Adjustment.comment)
         .where(Adjustment.assignment == assignment.id, Adjustment.student == student)
@@ -39,7 +45,17 @@ def overrides(connection, assignment, student: str) -> tuple:
 
 def add(service, actor: str, assignment, student: str, part: str, points: str, comment: str) -> int:
     """Record an adjustment (a QkvError when it is not a valid overrides row); returns how many
-    of the student's hand-ins are queued again to show it."""
+    of the student's hand-ins are queued again to show it.
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        actor: who adjusts (a staff name).
+        assignment: the course's assignment.
+        student: the student's id.
+        part: a part id, or quiz.
+        points: 15, +2 or -3, as in overrides.csv.
+        comment: why, shown to the student.
+    """
     row = (student.strip(), part.strip(), points.strip(), " ".join(comment.split()))
     overrides_mod.parse(_csv([row]), name=NAME, assignment=assignment)
     with service.sessions.begin() as db:

@@ -63,7 +63,14 @@ async def read_files(request: Request, limit: int) -> tuple[list[handin.Upload],
 
 
 async def hand_in(request: Request, person, session, assignment_id: str) -> str:
-    """Take a hand-in from a request (API or page form); its id, or Refused."""
+    """Take a hand-in from a request (API or page form); its id, or Refused.
+
+    Args:
+        request: the API or page request with its multipart files.
+        person: who hands in (a student).
+        session: their session when signed in by cookie (its CSRF token is checked), else None.
+        assignment_id: the assignment handed in to.
+    """
     service = _service(request)
     handin.assignment_of(service, assignment_id)
     if person.is_staff:
@@ -181,7 +188,13 @@ async def lms_csv(request: Request) -> Response:
 
 
 def regrade_all(service: Service, actor: str, assignment) -> int:
-    """Queue every hand-in of the assignment again (after a course change); kept in the audit log."""
+    """Queue every hand-in of the assignment again (after a course change); kept in the audit log.
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        actor: who asked (a staff name).
+        assignment: the course's assignment.
+    """
     with service.sessions.begin() as db:
         ids = list(db.scalars(select(Submission.id).where(Submission.assignment == assignment.id)))
         for submission_id in ids:

@@ -60,6 +60,14 @@ def start_session(db, person: Person) -> Session:
 
 
 def set_cookie(response: Response, request: Request, signer: SessionSigner, row: Session) -> None:
+    """Set the session cookie.
+
+    Args:
+        response: the response that carries it.
+        request: the request it answers (its scheme decides Secure).
+        signer: the service's cookie signer.
+        row: the session it names.
+    """
     response.set_cookie(
         COOKIE,
         signer.sign(row.id),
@@ -72,7 +80,13 @@ def set_cookie(response: Response, request: Request, signer: SessionSigner, row:
 
 
 def session_of(db, request: Request, signer: SessionSigner) -> tuple[Person, Session] | None:
-    """The live session the request's cookie names, with its person; None otherwise."""
+    """The live session the request's cookie names, with its person; None otherwise.
+
+    Args:
+        db: an open database session.
+        request: the request whose cookie is read.
+        signer: the service's cookie signer.
+    """
     session_id = signer.read(request.cookies.get(COOKIE))
     if session_id is None:
         return None
@@ -86,7 +100,13 @@ def session_of(db, request: Request, signer: SessionSigner) -> tuple[Person, Ses
 
 
 def who(db, request: Request, signer: SessionSigner) -> tuple[Person | None, Session | None]:
-    """(person, session): a bearer token wins over a cookie; a request with neither is nobody."""
+    """(person, session): a bearer token wins over a cookie; a request with neither is nobody.
+
+    Args:
+        db: an open database session.
+        request: the request (bearer token or cookie).
+        signer: the service's cookie signer.
+    """
     token = bearer(request)
     if token is not None:
         return person_for(db, token), None

@@ -63,7 +63,13 @@ def multipart_bytes(named: list[tuple[str, bytes]]) -> tuple[bytes, str]:
 
 
 def assignment_for(server: str, token: str, files: list[Path]) -> str:
-    """The assignment whose submission files these are, as the server names them."""
+    """The assignment whose submission files these are, as the server names them.
+
+    Args:
+        server: the service's address.
+        token: the student's sign-in token.
+        files: the files handed in.
+    """
     names = {p.name for p in files}
     listed = _request(f"{server}/api/assignments", token)
     matches = [a["id"] for a in listed if names & set(a["files"])]
@@ -77,7 +83,15 @@ def assignment_for(server: str, token: str, files: list[Path]) -> str:
 def submit(
     files: list[Path], *, server: str, token: str, assignment: str | None, wait: bool = True
 ):
-    """Hand in and yield the lines to print: the hand-in, then (waiting) its score and link."""
+    """Hand in and yield the lines to print: the hand-in, then (waiting) its score and link.
+
+    Args:
+        files: the files to hand in.
+        server: the service's address.
+        token: the student's sign-in token.
+        assignment: the assignment id, or None to pick it by the files' names.
+        wait: wait for the score (else print the link at once).
+    """
     server = server.rstrip("/")
     assignment = assignment or assignment_for(server, token, files)
     body, content_type = multipart(files)

@@ -22,7 +22,13 @@ from qkv.serve.views import counted, result_of
 
 
 def rows(service, db, assignment) -> list[list[str]]:
-    """One row per roster student (and per student who handed in without being on it), sorted."""
+    """One row per roster student (and per student who handed in without being on it), sorted.
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        db: an open database session.
+        assignment: the course's assignment.
+    """
     roster = roster_mod.load(service.course)
     found = db.scalars(
         select(Submission)
@@ -46,6 +52,13 @@ def rows(service, db, assignment) -> list[list[str]]:
 
 
 def csv_text(service, db, assignment) -> str:
+    """The class's gradebook.csv: `qkv grade`'s header and rules.
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        db: an open database session.
+        assignment: the course's assignment.
+    """
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(gradebook.header(assignment))
@@ -54,7 +67,13 @@ def csv_text(service, db, assignment) -> str:
 
 
 def item_analysis(service, db, assignment) -> list:
-    """Each quiz question's and check's statistics over the counted hand-ins (reports.items)."""
+    """Each quiz question's and check's statistics over the counted hand-ins (reports.items).
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        db: an open database session.
+        assignment: the course's assignment.
+    """
     tally = items.ItemTally()
     found = db.scalars(
         select(Submission)
@@ -69,7 +88,13 @@ def item_analysis(service, db, assignment) -> list:
 
 
 def items_text(service, db, assignment) -> str:
-    """items.csv as `qkv grade` writes it, of the class as it stands."""
+    """items.csv as `qkv grade` writes it, of the class as it stands.
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        db: an open database session.
+        assignment: the course's assignment.
+    """
     with tempfile.TemporaryDirectory(prefix="qkv-items-") as tmp:
         path = Path(tmp) / layout.ITEMS_FILE
         items.write_csv(path, item_analysis(service, db, assignment))
@@ -77,7 +102,14 @@ def items_text(service, db, assignment) -> str:
 
 
 def lms_text(service, db, assignment, fmt: str) -> str:
-    """Canvas's or Moodle's import file of this assignment (both match students by the roster)."""
+    """Canvas's or Moodle's import file of this assignment (both match students by the roster).
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        db: an open database session.
+        assignment: the course's assignment.
+        fmt: canvas or moodle.
+    """
     roster = roster_mod.load(service.course)
     if roster is None:
         raise QkvError(f"{fmt} matches students by the roster: course.yaml has no roster")

@@ -89,7 +89,16 @@ class Grader:
         adjustments=(),
     ):
         """Grade a hand-in of `student` (files as (name, digest) pairs in `uploads`), applying the
-        course's overrides file and then the staff's `adjustments` (overrides.Override)."""
+        course's overrides file and then the staff's `adjustments` (overrides.Override).
+
+        Args:
+            uploads: the folder of stored uploads.
+            student: the student's id.
+            assignment_id: the assignment handed in to.
+            submitted_at: the hand-in time, as the batch writes it.
+            files: (name, digest) pairs of the hand-in's files.
+            adjustments: staff adjustments (overrides.Override) applied after the course's.
+        """
         ctx, pages, _ = self._context(assignment_id)
         with tempfile.TemporaryDirectory(prefix="qkv-handin-") as tmp:
             folder = Path(tmp) / student

@@ -63,12 +63,28 @@ def closes(assignment, student: str) -> datetime | None:
 
 
 def check_open(assignment, student: str, now: datetime) -> None:
+    """Refuse (403) a hand-in after the student's last late window.
+
+    Args:
+        assignment: the course's assignment.
+        student: the student's id (their extension counts).
+        now: the server's time.
+    """
     end = closes(assignment, student)
     if end is not None and now > end:
         raise Refused(403, f"hand-ins for '{assignment.id}' closed at {deadlines.iso(end)}")
 
 
 def check_rate(db, service: Service, student: str, assignment_id: str, now: float) -> None:
+    """Refuse (429, with Retry-After) a hand-in over serve.submissions_per_hour.
+
+    Args:
+        db: an open database session.
+        service: the running service (qkv.serve.service.Service).
+        student: the student's id.
+        assignment_id: the assignment handed in to.
+        now: the server's time, in seconds since the epoch.
+    """
     per_hour = service.course.serve.submissions_per_hour
     recent = select(Submission.created).where(
         Submission.student == student,
@@ -108,7 +124,14 @@ def check_gradable(assignment, uploads: list[Upload]) -> None:
 
 
 def accept(service: Service, student: str, assignment_id: str, uploads: list[Upload]) -> str:
-    """Queue a hand-in of `student` and return its id, or raise Refused."""
+    """Queue a hand-in of `student` and return its id, or raise Refused.
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        student: the student's id.
+        assignment_id: the assignment handed in to.
+        uploads: the files sent.
+    """
     assignment = assignment_of(service, assignment_id)
     when = service.now()
     check_open(assignment, student, when)

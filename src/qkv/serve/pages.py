@@ -39,6 +39,15 @@ def when(iso: str | None) -> str:
 
 
 def document(title: str, body: str, person=None, *, live: bool = False, status: int = 200):
+    """A page of the service: its CSP, its header, live.js.
+
+    Args:
+        title: the page's title, plain text.
+        body: the page's HTML.
+        person: who is signed in (named in the page's header), or None.
+        live: refresh the page's live parts every few seconds.
+        status: the HTTP status.
+    """
     head = page_start(title).replace(CSP, SERVE_CSP).replace("</head>", EXTRA_CSS + "</head>")
     nav = ""
     if person is not None:

@@ -102,7 +102,15 @@ def link(base_url: str, token: str) -> str:
 
 def invite(db: DbSession, roster, *, base_url: str, rotate: bool, only: str | None = None):
     """Yield (student, email, token, link) for the roster's students that need a token: everyone
-    without one, or with `rotate` everyone (only `only` when given), old tokens revoked."""
+    without one, or with `rotate` everyone (only `only` when given), old tokens revoked.
+
+    Args:
+        db: an open database session.
+        roster: the course's roster.
+        base_url: the service's address, for the links.
+        rotate: replace the tokens of those who have one.
+        only: with rotate, only this student.
+    """
     students = roster.students
     if only is not None:
         students = [s for s in students if s.id == only]

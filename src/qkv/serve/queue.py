@@ -57,7 +57,13 @@ def lease(engine: Engine, owner: str) -> tuple[int, str] | None:
 
 
 def renew(engine: Engine, job_id: int, owner: str) -> bool:
-    """Extend this process's lease; False when it is no longer its own."""
+    """Extend this process's lease; False when it is no longer its own.
+
+    Args:
+        engine: the database.
+        job_id: the leased job.
+        owner: this grading process (queue.owner_name).
+    """
     with engine.begin() as connection:
         done = connection.execute(
             update(Job)
@@ -68,7 +74,15 @@ def renew(engine: Engine, job_id: int, owner: str) -> bool:
 
 
 def complete(engine: Engine, job_id: int, owner: str, submission_id: str, **values) -> bool:
-    """Commit a grading's outcome (Submission columns) if the lease is still this process's."""
+    """Commit a grading's outcome (Submission columns) if the lease is still this process's.
+
+    Args:
+        engine: the database.
+        job_id: the leased job.
+        owner: this grading process (queue.owner_name).
+        submission_id: the hand-in graded.
+        values: the Submission columns to set (status, score, result, page, error).
+    """
     now = time.time()
     with engine.begin() as connection:
         done = connection.execute(

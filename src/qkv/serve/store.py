@@ -51,7 +51,13 @@ def plain_name(name: str) -> bool:
 
 
 def lay_out(uploads: Path, files, folder: Path) -> None:
-    """Write (name, digest) pairs with plain names into `folder` (made here)."""
+    """Write (name, digest) pairs with plain names into `folder` (made here).
+
+    Args:
+        uploads: the folder of stored uploads.
+        files: (name, digest) pairs.
+        folder: the grading folder to make.
+    """
     folder.mkdir(parents=True)
     for name, digest in files:
         if plain_name(name):

@@ -24,7 +24,14 @@ def visible_to(person: Person, row: Submission) -> bool:
 
 def checks_shown(service, person: Person, assignment, student: str) -> bool:
     """Whether the checks of a result are shown to `person`: staff always; students as
-    `feedback.visibility` says (hidden never, after_due_date once their deadline has passed)."""
+    `feedback.visibility` says (hidden never, after_due_date once their deadline has passed).
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        person: who asks.
+        assignment: the course's assignment.
+        student: whose hand-in it is.
+    """
     if person.is_staff:
         return True
     visibility = service.course.feedback.visibility
@@ -44,7 +51,13 @@ def result_of(row: Submission) -> StudentResult:
 
 
 def as_json(service, person: Person, row: Submission) -> dict:
-    """The API's form of a hand-in."""
+    """The API's form of a hand-in.
+
+    Args:
+        service: the running service (qkv.serve.service.Service).
+        person: who asks (their role decides what of the checks is shown).
+        row: the hand-in.
+    """
     assignment = service.course.assignment(row.assignment)
     credit = deadlines.credit(assignment, row.student, row.submitted_at)
     results = json.loads(row.result) if row.result else None
@@ -68,7 +81,13 @@ def as_json(service, person: Person, row: Submission) -> dict:
 
 
 def hand_ins(db, student: str, assignment_id: str) -> list[Submission]:
-    """A student's hand-ins to an assignment, oldest first."""
+    """A student's hand-ins to an assignment, oldest first.
+
+    Args:
+        db: an open database session.
+        student: the student's id.
+        assignment_id: the assignment.
+    """
     return list(
         db.scalars(
             select(Submission)
@@ -79,7 +98,13 @@ def hand_ins(db, student: str, assignment_id: str) -> list[Submission]:
 
 
 def counted(assignment, rows: list[Submission], policy: str) -> Submission | None:
-    """The graded hand-in that counts: the last, or the best after late credit (later on a tie)."""
+    """The graded hand-in that counts: the last, or the best after late credit (later on a tie).
+
+    Args:
+        assignment: the course's assignment.
+        rows: the student's hand-ins, oldest first.
+        policy: course.yaml's resubmissions, last or best.
+    """
     graded = [r for r in rows if r.status == "graded" and r.result]
     if not graded:
         return None
