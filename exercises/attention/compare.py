@@ -78,8 +78,9 @@ class _Against:
 
     def __init__(self, actual, rtol: float, atol: float):
         self.actual, self.rtol, self.atol = actual, rtol, atol
-        self._array = _UNSET  # as_array(actual), once needed
-        self._items = None  # an _Against per item, when actual is a tuple or a list
+        self._array: object = _UNSET  # as_array(actual), once needed
+        # An _Against per item, when actual is a tuple or a list.
+        self._items: list[_Against] | None = None
 
     def same(self, other) -> bool:
         actual = self.actual
@@ -88,9 +89,8 @@ class _Against:
                 return False
             if self._items is None:
                 self._items = [_Against(x, self.rtol, self.atol) for x in actual]
-            return len(self._items) == len(other) and all(
-                item.same(y) for item, y in zip(self._items, other)
-            )
+            items = self._items
+            return len(items) == len(other) and all(item.same(y) for item, y in zip(items, other))
         if self._array is _UNSET:  # a list (or a tuple of rows) of numbers is the array it spells
             self._array = as_array(actual)
         a, b = (
@@ -98,7 +98,7 @@ class _Against:
             other if type(other) is np.ndarray and other.dtype == np.float64 else as_array(other),
         )
         return (
-            a is not None
+            isinstance(a, np.ndarray)
             and b is not None
             and a.shape == b.shape
             and _all_close(a, b, self.rtol, self.atol)
@@ -168,7 +168,7 @@ def crash_problem(error: str, crashes=()) -> str | None:
 def _gist(text: str) -> str:
     """An error message with its numbers (shapes, sizes, axes) blanked and its spaces collapsed:
     `K @ Q` and `Q @ K` fail alike whatever the shapes of the case."""
-    out = []
+    out: list[str] = []
     for c in " ".join(text.split()):
         if c.isdigit():
             if not out or out[-1] != "#":

@@ -23,6 +23,7 @@ from qkv.content import reference as reference_mod
 from qkv.content.contract import REQUIRED
 from qkv.content.mistakes import Catalogue
 from qkv.course import layout
+from qkv.course.config import Assignment
 from qkv.errors import QkvError, did_you_mean
 
 
@@ -30,7 +31,7 @@ from qkv.errors import QkvError, did_you_mean
 class Content:
     """One assignment's content, loaded: what the engine asks of an assignment goes through here."""
 
-    assignment: object
+    assignment: Assignment
     folder: Path
     reference_path: Path
     module: types.ModuleType

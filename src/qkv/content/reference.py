@@ -45,7 +45,7 @@ def function_spans(source: str) -> dict[str, tuple[int, int]]:
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            spans[node.name] = (first, node.end_lineno)
+            spans[node.name] = (first, node.end_lineno or node.lineno)
     return spans
 
 

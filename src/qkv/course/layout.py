@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 if TYPE_CHECKING:
     from qkv.course.config import Assignment, Course
@@ -23,7 +23,7 @@ STUDENT_ID = re.compile(r"[^\W][\w.@+-]{0,99}")
 ID_RULE = "letters, digits and . _ - @ +, starting with a letter or digit"  # what an error says of STUDENT_ID
 
 
-def is_valid_id(student: object) -> bool:
+def is_valid_id(student: object) -> TypeGuard[str]:
     """A plain one-line student id: letters, digits and . _ - @ +, at most 100, not starting with a dot."""
     return isinstance(student, str) and STUDENT_ID.fullmatch(student) is not None
 

@@ -66,6 +66,7 @@ class GradingPlugin(WorkerPlugin):
             course.assignment(self.assignment_id),
             Sandbox(course.limits, packages=course.packages),
         )  # claims a slot
+        assert self.ctx.sandbox is not None
         self.isolation = self.ctx.sandbox.layers.describe()
         self.lock = threading.Lock()  # one sandbox serves one submission at a time
 
@@ -86,7 +87,9 @@ class GradingPlugin(WorkerPlugin):
 
 def grade_on_worker(plugin_name: str, chunk: list[Submission]) -> tuple[list[dict], list[str]]:
     """The task: grade a chunk with this worker's context; results as their JSON dicts."""
-    return distributed.get_worker().plugins[plugin_name].grade(chunk)
+    plugin = distributed.get_worker().plugins[plugin_name]
+    assert isinstance(plugin, GradingPlugin)
+    return plugin.grade(chunk)
 
 
 def _worker_isolation(plugin_name: str, dask_worker=None) -> str:

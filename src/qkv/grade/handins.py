@@ -10,6 +10,7 @@ that counts is copied to results/<student>.json with the list of hand-ins beside
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from itertools import groupby
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from qkv.intake.submissions import Submission
 from qkv.results import records as results
 
 
-def _by_student(subs: list[Submission]):
+def _by_student(subs: Iterable[Submission]):
     return groupby(
         subs, key=lambda s: s.student
     )  # discover sorts by student, then hand-in time and name
@@ -36,7 +37,7 @@ def to_grade(subs, policy: str):
         yield last
 
 
-def select(assignment, out: Path, graded: list[Submission], policy: str) -> None:
+def select(assignment, out: Path, graded: Iterable[Submission], policy: str) -> None:
     """Write results/<student>.json for every student with several hand-ins: the one that counts."""
     for student, group in _by_student(graded):
         group = list(group)

@@ -160,6 +160,7 @@ def _take_one(early, tokens: int | None) -> Sandbox | None:
     read first from `tokens` (a pipe holding one byte per sandbox), or None when none is left."""
     if not early:
         return None
+    assert tokens is not None, "a pipe comes with the sandboxes"
     token = os.read(tokens, 1)
     os.close(tokens)
     mine = early[token[0]] if token else None

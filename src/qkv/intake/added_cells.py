@@ -67,8 +67,13 @@ def _names(target) -> list[str] | None:
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
-        names = [_names(t) for t in target.elts]
-        return None if None in names else [n for each in names for n in each]
+        names: list[str] = []
+        for t in target.elts:
+            each = _names(t)
+            if each is None:
+                return None
+            names += each
+        return names
     return None
 
 
@@ -145,18 +150,18 @@ def definitions(source: str, functions) -> tuple[str, str, list[str], list[str]]
             names.append(node.name)
         elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
             futures.append(
-                " ".join(ast.get_source_segment(source, node).split()) + "\n"
+                " ".join((ast.get_source_segment(source, node) or "").split()) + "\n"
             )  # first, and unguarded
             continue
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            imports.append(ast.get_source_segment(source, node))
+            imports.append(ast.get_source_segment(source, node) or "")
             continue
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            bound = [_names(t) for t in targets]
-            if None in bound:  # an attribute or an item is set: not a name of the module
+            each_bound = [_names(t) for t in targets]
+            if None in each_bound:  # an attribute or an item is set: not a name of the module
                 continue
-            bound = [n for each in bound for n in each]
+            bound = [n for each in each_bound if each is not None for n in each]
             if set(bound) & set(
                 functions
             ):  # a scratch `f = None` must not override f's graded cell
@@ -171,7 +176,7 @@ def definitions(source: str, functions) -> tuple[str, str, list[str], list[str]]
             names += bound
         else:
             continue
-        for i in range(first - 1, node.end_lineno):
+        for i in range(first - 1, node.end_lineno or node.lineno):
             kept[i] = True
     if not (names or imports):
         return "", "", [], graded

@@ -73,7 +73,7 @@ def _renamed(names: tuple[str, ...], listing: set[str] | None) -> list[str]:
         stem, suffix = Path(name).stem.lower(), Path(name).suffix.lower()
         ending = [
             f
-            for f in sorted(listing)
+            for f in sorted(listing or ())
             if f.lower().endswith(suffix) and not f.lower().startswith(("test_", "."))
         ]
         holding = [f for f in ending if stem in f.lower()[: -len(suffix)]]
@@ -147,7 +147,7 @@ def _one(
         else None
     )
     # the whole released folder handed in, worked in its notebook
-    if notebook is not None and (why := _worked_in(notebook, code)):
+    if notebook is not None and code is not None and (why := _worked_in(notebook, code)):
         notes.append(f"{_shown(notebook)}: graded, not {code.name} beside it, which {why}")
         code = notebook
         if answers is not None and answers_nothing(answers, STUB_READ_LIMIT):
@@ -156,7 +156,7 @@ def _one(
             )
             answers = None
     kind = not_regular(code) if code else ""
-    if kind:
+    if kind and code is not None:
         problem = f"{code.name} is {kind}, not a regular file; only regular files are read"
     when, note = handin_time(folder, listing)
     return Submission(

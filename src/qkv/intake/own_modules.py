@@ -34,7 +34,8 @@ def imported_names(source: bytes) -> list[str]:
     gives a and b. Read by pattern, not parsed, so a notebook's JSON (`"from helpers import f\\n",`)
     reads too, and words in a comment or string may come along (a name with no file beside is no module)."""
     names: dict[str, None] = {}
-    windows, at = [], source.find(b"import")
+    windows: list[bytes] = []
+    at = source.find(b"import")
     while (
         at >= 0 and len(windows) < MAX_LOOKS
     ):  # only around the word: matching the whole file costs more

@@ -50,7 +50,10 @@ def stub_lines(source: str) -> dict[str, tuple[int, int]]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     return {
-        node.name: (min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno)
+        node.name: (
+            min([node.lineno, *(d.lineno for d in node.decorator_list)]),
+            node.end_lineno or node.lineno,
+        )
         for node in tree.body
         if isinstance(node, ast.FunctionDef) and _is_stub(node)
     }

@@ -105,7 +105,7 @@ def notebook_answers(path: Path, limits):
 def answers_source(course: Course, sub: Submission):
     """Where the quiz grader reads this student's answers: answers.yaml when there is one, else the
     answers cell of their notebook (as quiz_answers.Answers), else None (nothing submitted)."""
-    if sub.answers is not None or not is_notebook(sub.code):
+    if sub.answers is not None or sub.code is None or not is_notebook(sub.code):
         return sub.answers  # a path, or Answers already read by with_files
     return notebook_answers(sub.code, course.limits)
 

@@ -182,7 +182,8 @@ def _when(text) -> datetime | None:
 
 def submission_facts(metadata: dict) -> dict:
     """What results.json keeps of the metadata: who, when, and whether it was after the due date."""
-    assignment = metadata.get("assignment") if isinstance(metadata.get("assignment"), dict) else {}
+    given = metadata.get("assignment")
+    assignment = given if isinstance(given, dict) else {}
     users = [u for u in metadata.get("users") or [] if isinstance(u, dict)]
     due, created = _when(assignment.get("due_date")), _when(metadata.get("created_at"))
     return {
@@ -205,9 +206,10 @@ def _find(folder: Path, name: str) -> Path | None:
     folders nest thousands deep would end the grading with a RecursionError. Links are neither
     followed nor taken (one could point at the reference inside the container), nor are hidden folders
     and macOS's __MACOSX."""
-    level = [folder]
+    level = [str(folder)]
     for _ in range(FIND_DEPTH + 1):
-        found, deeper = [], []
+        found: list[str] = []
+        deeper: list[str] = []
         for where in level:
             try:
                 with os.scandir(where) as entries:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from qkv.course import deadlines, layout
 from qkv.course import roster as roster_mod
+from qkv.course.config import Assignment
 from qkv.errors import QkvError
 from qkv.reports.class_report import read_run
 from qkv.results import gradebook
@@ -29,8 +30,8 @@ NEEDS_ROSTER = ("canvas", "moodle")
 class Graded:
     """One assignment's graded folder: its gradebook rows by student."""
 
-    assignment: object
-    rows: dict  # student -> the gradebook row as a dict
+    assignment: Assignment
+    rows: dict[str, dict[str, str]]  # student -> the gradebook row as a dict
 
     def final(self, student: str) -> str:
         row = self.rows.get(student)

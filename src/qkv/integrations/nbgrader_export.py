@@ -108,13 +108,13 @@ def kit_files(course: Course, assignment: Assignment) -> dict[str, str | bytes]:
     return files
 
 
-def build(course: Course, assignment: Assignment) -> dict[str, str]:
+def build(course: Course, assignment: Assignment) -> dict[str, str | bytes]:
     """Every file of the export, by path relative to DIR (nbgrader_config.py included)."""
     nb = notebook_build.master_notebook(course, assignment)
     nb["cells"] = with_tests(nb["cells"], assignment)
     source = f"source/{assignment.id}"
     public = release.build(course, assignment)
-    files = {
+    files: dict[str, str | bytes] = {
         "nbgrader_config.py": CONFIG,
         f"{source}/{layout.notebook_file(assignment)}": notebook_build.dumps(nb),
     }

@@ -11,6 +11,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -138,13 +139,14 @@ def read_ahead(source: Path | Answers | None) -> Answers | None:
         return Answers(name, None, str(e), missing=isinstance(e, NotSubmitted))
 
 
-def _load_yaml(text: str, name: str) -> tuple[object, dict[str, list[int]]]:
+def _load_yaml(text: str, name: str) -> tuple[Any, dict[str, list[int]]]:
     """The parsed document and, per top-level key, the lines it appears on."""
     loader, flat = (
         None,
         flat_yaml.compose(text),
     )  # the usual flat file, without PyYAML's slow scanner
     try:
+        node: yaml.Node | None
         if flat is not None:
             node, builder = flat
             data = builder.construct_document(node) if node is not None else None
@@ -202,7 +204,9 @@ def _one_by_one(
             stray.append(number)
             continue
         entries.append((number, match[1], [f"answer: {match[2]}"]))
-    data, lines, broken = {}, {}, {}
+    data: dict[str, object] = {}
+    lines: dict[str, list[int]] = {}
+    broken: dict[str, tuple[int, str]] = {}
     for number, qid, body in entries:
         lines.setdefault(qid, []).append(number)
         try:

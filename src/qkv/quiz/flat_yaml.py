@@ -34,6 +34,11 @@ _BREAKS = re.compile(
 MAX_KEY = 1000  # PyYAML finds no key longer than 1024 characters
 
 
+def _mark(line: int) -> Mark:
+    """A mark at `line`, with no name or buffer, as PyYAML makes one for a string it reads."""
+    return Mark(None, 0, line, 0, None, None)  # type: ignore[arg-type]  # PyYAML's own None
+
+
 class _Builder(yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
     """The constructor and resolver of yaml.SafeLoader, without its reader, scanner and parser."""
 
@@ -42,12 +47,12 @@ class _Builder(yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         yaml.resolver.Resolver.__init__(self)
 
     def scalar(self, word: str, line: int) -> ScalarNode:
-        mark = Mark(None, 0, line, 0, None, None)
+        mark = _mark(line)
         return ScalarNode(self.resolve(ScalarNode, word, (True, False)), word, mark, mark)
 
     def sequence(self, tokens: list[str], line: int) -> SequenceNode:
         """The flow list whose '[' was just taken from `tokens` (consumed up to its ']')."""
-        mark = Mark(None, 0, line, 0, None, None)
+        mark = _mark(line)
         items = []
         while (token := tokens.pop()) != "]":
             items.append(self.sequence(tokens, line) if token == "[" else self.scalar(token, line))
@@ -72,11 +77,11 @@ def compose(text: str) -> tuple[MappingNode | None, _Builder] | None:
             return None
         if value.startswith("["):
             tokens = _TOKEN.findall(value)[::-1]  # popped from the end: first token last
-            node = builder.sequence(tokens[:-1], line)
+            node: ScalarNode | SequenceNode = builder.sequence(tokens[:-1], line)
         else:
             node = builder.scalar(value, line)
         pairs.append((builder.scalar(key, line), node))
     if not pairs:
         return None, builder
-    mark = Mark(None, 0, pairs[0][0].start_mark.line, 0, None, None)
+    mark = _mark(pairs[0][0].start_mark.line)
     return MappingNode(builder.DEFAULT_MAPPING_TAG, pairs, mark, mark, flow_style=False), builder

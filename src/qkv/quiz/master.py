@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
@@ -81,7 +81,10 @@ class Question:
     """One question of the master; `shape` and `letters` are derived when it loads."""
 
     id: str = described("stable id, the key in answers.yaml: lowercase letters, digits and dashes")
-    kind: Literal[tuple(KINDS)] = described("question kind: " + ", ".join(KINDS))
+    # A Literal of the kinds' names, which loading checks; mypy takes no computed Literal.
+    kind: Literal[tuple(KINDS)] = described(  # type: ignore[valid-type]
+        "question kind: " + ", ".join(KINDS)
+    )
     text: str = described("the question; {name} stands for the numbers of the input called name")
     hint: str = described(
         "feedback for a wrong or missing answer: it teaches without giving the answer away"
@@ -184,6 +187,7 @@ def _check_question(q: Question, where: str, content) -> Question:
     else:
         shape = _literal_shape(q.answer)
         answer = _parse_literal(q, q.answer, shape, f"{where}.answer")
+    assert kind.ndim is not None, "only kinds answered with numbers have literal answers"
     if len(shape) != kind.ndim:
         raise QkvError(
             f"{where}.answer: a {q.kind} question needs {NDIM_WORDS[kind.ndim]}, "
@@ -236,12 +240,17 @@ def _check_choices(q: Question, where: str) -> Question:
     )  # the answer depends on the student's order
 
 
-def _check_inputs(q: Question, where: str) -> dict:
+def checked_inputs(q: Question) -> dict[str, np.ndarray | Draw]:
+    """A loaded question's inputs: its arrays and draws by name (its field holds YAML until then)."""
+    return cast("dict[str, np.ndarray | Draw]", q.inputs or {})
+
+
+def _check_inputs(q: Question, where: str) -> dict[str, np.ndarray | Draw]:
     if q.inputs is not None and not isinstance(q.inputs, dict):
         raise QkvError(
             f"{where}.inputs: expected a mapping of names to numbers, got {describe(q.inputs)}"
         )
-    inputs = {}
+    inputs: dict[str, np.ndarray | Draw] = {}
     for name, value in (q.inputs or {}).items():
         sub = f"{where}.inputs.{name}"
         if isinstance(value, dict):

@@ -8,6 +8,7 @@ import numpy as np
 
 from qkv.quiz.grading import Posed, Question, Quiz, fill, format_numbers, show_answer
 from qkv.quiz.kinds import KINDS, LETTERS, form
+from qkv.quiz.master import checked_inputs
 
 WIDTH = 96
 INDENT = " " * 3
@@ -96,10 +97,10 @@ def render_markdown(quiz: Quiz, quiz_points: float) -> str:
     )
     for number, q in enumerate(quiz.questions, 1):
         drawn = {
-            n: f"[your {n}]" for n, v in (q.inputs or {}).items() if not isinstance(v, np.ndarray)
+            n: f"[your {n}]" for n, v in checked_inputs(q).items() if not isinstance(v, np.ndarray)
         }
         fixed = {
-            n: format_numbers(v) for n, v in (q.inputs or {}).items() if isinstance(v, np.ndarray)
+            n: format_numbers(v) for n, v in checked_inputs(q).items() if isinstance(v, np.ndarray)
         }
         share = quiz_points * q.points / total if total else 0.0
         lines += ["", f"## {number}. {q.id} ({KINDS[q.kind].label}, {_points(share)})", ""]

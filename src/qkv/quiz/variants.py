@@ -12,6 +12,7 @@ pose only the questions it needs and still give each the numbers the whole varia
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,15 @@ from qkv.course import seeds
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
 from qkv.quiz.kinds import LETTERS
-from qkv.quiz.master import PLACEHOLDER, Choice, Computed, Draw, Question, Quiz
+from qkv.quiz.master import (
+    PLACEHOLDER,
+    Choice,
+    Computed,
+    Draw,
+    Question,
+    Quiz,
+    checked_inputs,
+)
 
 
 @dataclass(frozen=True)
@@ -33,7 +42,7 @@ class Posed:
     choices: tuple[
         Choice, ...
     ]  # in this student's order: the first is their a), the second b), ...
-    answer: object  # canonical, as quiz_kinds.parse returns it, in this student's letters
+    answer: Any  # canonical, as quiz_kinds.parse returns it (its form is the kind's), in this student's letters
     max_score: float
 
     def choice(self, letter: str) -> Choice:
@@ -72,7 +81,7 @@ class _Prepared:
 
     def __init__(self, q: Question, number: int, share: float, variants: Variants):
         self.q, self.number, self.share, self.variants = q, number, share, variants
-        inputs = q.inputs or {}
+        inputs = checked_inputs(q)
         self.draws = {n: v for n, v in inputs.items() if isinstance(v, Draw)}
         self.label = f"quiz:{q.id}"
         # the text with the fixed inputs written in; {name} of a drawn input stays, for fill()

@@ -177,7 +177,7 @@ def _master_parts(master: str, name: str) -> tuple[str, dict[str, str]]:
     ]
     for i, node in enumerate(tree.body):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            imports.append(ast.get_source_segment(master, node))
+            imports.append(ast.get_source_segment(master, node) or "")
         elif isinstance(node, ast.FunctionDef):
             # up to the next statement, not node.end_lineno: a closing solution marker is a comment
             end = starts[i + 1] - 1 if i + 1 < len(starts) else len(lines)
@@ -281,6 +281,7 @@ def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=No
                     f"{where}: the assignment's content has no notebook snippet {item.arg!r}"
                     + (f" (it has {', '.join(sorted(snippets))})" if snippets else "")
                 )
+            assert item.arg is not None  # None is in no snippets
             cells.append(
                 code_cell(item.arg, snippets[item.arg], nbgrader_meta(item.arg, locked=True))
             )

@@ -42,15 +42,20 @@ class Release:
     assignment: Assignment
     master: str = ""
     files: dict[str, str] = field(default_factory=dict)  # relative path -> text
-    content: object = None  # the assignment's content (qkv.content.loader.Content)
+    content: loader.Content | None = None  # the assignment's content, once read_master has run
 
     @property
     def student_file(self) -> str:
         return layout.code_file(self.assignment)
 
-    quiz: quiz_master.Quiz | None = (
-        None  # the quiz master, with answers, when the assignment has one
-    )
+    # The quiz master, with answers, when the assignment has one.
+    quiz: quiz_master.Quiz | None = None
+
+    @property
+    def loaded(self) -> loader.Content:
+        """The content, which read_master loads first."""
+        assert self.content is not None, "read_master runs first"
+        return self.content
 
 
 def read_master(r: Release) -> None:
@@ -89,7 +94,9 @@ def clear_text(source: str, name: str) -> str:
         raise QkvError(f"{name}: no {BEGIN} markers")
     out, last = [], 0
     for begin, end in blocks:
-        indent = re.match(r"\s*", lines[begin]).group(0)
+        found = re.match(r"\s*", lines[begin])
+        assert found is not None  # \s* matches any line
+        indent = found.group(0)
         out += lines[last:begin]
         out.append(f"{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError()\n")
         last = end + 1
@@ -119,7 +126,7 @@ def check_stub_signatures(r: Release) -> None:
         raise QkvError(
             f"{r.assignment.source}: the stub's signatures or docstrings differ from the master's"
         )
-    missing = set(r.content.functions) - set(_signatures(r.master))
+    missing = set(r.loaded.functions) - set(_signatures(r.master))
     if missing:
         raise QkvError(f"{r.assignment.source}: missing {', '.join(sorted(missing))}")
 
@@ -142,6 +149,7 @@ def add_public_checks(r: Release) -> None:
         (layout.COMPARE_FILE, compare),
         (layout.PUBLIC_CHECKS_FILE, public_checks),
     ):
+        assert module.__file__ is not None
         r.files[name] = bundled(Path(module.__file__).read_text(encoding="utf-8"))
     template = (TEMPLATES / "test_public.py").read_text(encoding="utf-8")
     r.files[layout.public_test_file(r.assignment)] = template.replace(
@@ -150,7 +158,7 @@ def add_public_checks(r: Release) -> None:
 
 
 def add_public_cases(r: Release) -> None:
-    ref = r.content.reference_from(r.master, where=r.assignment.source)
+    ref = r.loaded.reference_from(r.master, where=r.assignment.source)
     tol = r.course.tolerance
     data = public_cases.build(
         r.content,
@@ -166,10 +174,10 @@ def add_public_cases(r: Release) -> None:
 
 def add_student_readme(r: Release) -> None:
     try:
-        template = r.content.student_readme.read_text(encoding="utf-8")
+        template = r.loaded.student_readme.read_text(encoding="utf-8")
     except OSError as e:
         raise QkvError(
-            f"{r.content.student_readme}: cannot read the students' README ({e.strerror})"
+            f"{r.loaded.student_readme}: cannot read the students' README ({e.strerror})"
         ) from None
     r.files["README.md"] = template.format(
         title=r.assignment.title, deadline=r.assignment.deadline or "see your course page"
@@ -229,6 +237,7 @@ def _quiz_secrets(r: Release) -> tuple[set[str], set[str]]:
     """The quiz master's answer lines, and sentences (feedback, the key's header) no release may hold."""
     if r.quiz is None:
         return set(), set()
+    assert r.assignment.quiz is not None, "r.quiz is read from it"
     master = r.course.path(r.assignment.quiz).read_text(encoding="utf-8")
     lines = {s for s in (line.strip() for line in master.splitlines()) if QUIZ_ANSWER_LINE.match(s)}
     return lines, quiz_master.feedback_texts(r.quiz) | {quiz_render.KEY_HEADER}
@@ -241,7 +250,7 @@ def check_no_secrets(r: Release) -> None:
         master_lines[i].strip() for b, e in solution_blocks(r.master) for i in range(b + 1, e)
     }
     secret.discard("")
-    suites = {p.name for p in r.content.suites_dir.glob("test_*.py")} - {
+    suites = {p.name for p in r.loaded.suites_dir.glob("test_*.py")} - {
         layout.public_test_file(r.assignment)
     }
     quiz_lines, quiz_texts = _quiz_secrets(r)

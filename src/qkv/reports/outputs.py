@@ -47,6 +47,7 @@ class PerStudent:
         drawing them fail, the page goes without the drawing (and the grader is told), never the run."""
         course, assignment = self.course, self.assignment
         try:
+            assert self.content is not None, "loaded when pages are drawn"
             section = self.content.feedback_section(result.recorded, course.tolerance)
             return feedback.render(course, assignment, result, section)
         except Exception as e:

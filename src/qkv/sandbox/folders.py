@@ -38,10 +38,9 @@ def remove_tree(path: str) -> None:
         except OSError:
             pass
         return
-    entered, stuck = (
-        [],
-        set(),
-    )  # (name, inode) of each folder entered below `path`; inodes that stay
+    # (name, inode) of each folder entered below `path`; inodes that stay.
+    entered: list[tuple[str, int]] = []
+    stuck: set[int] = set()
     try:
         while True:
             inner = _clear_files(fd, stuck)
@@ -75,7 +74,7 @@ def remove_tree(path: str) -> None:
         pass
 
 
-def _clear_files(fd: int, stuck: set):
+def _clear_files(fd: int, stuck: set[int]):
     """Unlink what is not a folder in the open folder `fd`; the (name, inode) of a folder in it still to
     remove, or None."""
     try:

@@ -13,6 +13,7 @@ import os
 import select
 import signal
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,7 +144,7 @@ def landlock_ruleset(read_only: list[str], read_write: list[str], *, reuse: bool
             os.close(fd)
 
 
-def _landlock_open(paths: list[str], access: int) -> list[tuple[int, int]]:
+def _landlock_open(paths: Sequence[str], access: int) -> list[tuple[int, int]]:
     """Each path that exists, opened (O_PATH) with the access its rule gives: [(fd, access), ...]."""
     opened = []
     for path in paths:
@@ -257,7 +258,7 @@ def cgroup_create(name: str, *, max_pids: int, memory_bytes: int) -> list[str]:
 
 
 def cgroup_pids(name: str) -> list[int]:
-    pids = set()
+    pids: set[int] = set()
     for procs in _cgroup_procs_files(name):  # read before every submission: kept cheap
         try:
             with open(procs, "rb") as f:

@@ -29,7 +29,9 @@ def split(source: bytes, filename: str, cells) -> list:
     lines = [line + "\n" for line in lines[:-1]] + lines[-1:]
     bounds = [start for _, _, start in cells] + [len(lines) + 1]
     first = "".join(lines[: bounds[0] - 1])
-    pieces = [(None, _compile(first, filename), first)]
+    pieces: list[tuple[str | None, types.CodeType | SyntaxError, str]] = [
+        (None, _compile(first, filename), first)
+    ]
     for (first_line, label, start), end in zip(cells, bounds[1:]):
         text = "\n" * (start - 1) + "".join(lines[start - 1 : end - 1])
         try:

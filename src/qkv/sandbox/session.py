@@ -241,6 +241,7 @@ class Session:
             [f, *(wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args)]
             for f, args in calls
         ]
+        assert self._region is not None, "made when the child starts"
         batch = self._region.write(arrays, [len(args) for _, args in calls])
         frame = wire.pack(
             {"op": wire.Op.CALLS, "calls": trees, "stream": stream, "inputs": batch.where}
@@ -302,6 +303,7 @@ class Session:
         shows changed at the end of the exchange, whatever the child says (its own word still counts
         for what only it can see: an input reshaped, its numbers untouched). Read once, at the end,
         so a batch answered at once and one answered call by call see the same."""
+        assert self._region is not None, "made when the child starts"
         seen = self._region.changes(batch, len(results))
         if seen is None:
             return results

@@ -31,7 +31,7 @@ class Slot:
 
     def __init__(self, number: int, fd: int):
         self.number = number
-        self._fd = fd
+        self._fd: int | None = fd
 
     def release(self) -> None:
         if self._fd is not None:

@@ -28,7 +28,8 @@ def student_trace(exc: BaseException, filename: str, cells=None) -> str:
     ]
     frames = traceback.StackSummary.extract(own[-3:])
     return "; ".join(
-        f"{where(f.lineno, cells)} in {f.name}: {(f.line or '').strip()}"[:160] for f in frames[-3:]
+        f"{where(f.lineno or 0, cells)} in {f.name}: {(f.line or '').strip()}"[:160]
+        for f in frames[-3:]
     )
 
 

@@ -16,12 +16,16 @@ import copy
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from qkv.content.mistakes import inputs_key
 from qkv.sandbox.replies import CallResult
 from qkv.suites.expect import Expect, StudentProblem
+
+if TYPE_CHECKING:
+    from qkv.sandbox.session import Session
 
 ENDING = ("timeout", "exited", "invalid")  # results after which a child is gone
 # The reference's results kept: those that took long to compute (a whole training run on the worked
@@ -179,9 +183,9 @@ class StudentCalls:
         self.planned = planned
         self.cursor = 0  # planned calls before it were served or passed over
         self.batched = False  # whether the planned calls have been run
-        self.session = None
+        self.session: Session | None = None
         self.load_failure: tuple[str, str] | None = None
-        self.dead_parts: dict = {}  # part -> (outcome, message)
+        self.dead_parts: dict[str, tuple[str, str]] = {}  # part -> (outcome, message)
         self.stream = False  # once a batch stopped short (timed out, its child died), batches answer call by call
         self.output: list[str] = []  # what each child printed
 
@@ -195,8 +199,8 @@ class StudentCalls:
         result = None if index is None else self._served(index)
         if result is None:  # not planned (a test that branched on a wrong value): ask now
             if not self._ready():
-                raise StudentProblem(*self.load_failure)
-            result = self.session.call(function, args)
+                raise StudentProblem(*self._failure())
+            result = self._live().call(function, args)
         if result.kind in ENDING:
             self.dead_parts[part] = (result.kind, result.message)
             self.close_session()
@@ -242,7 +246,7 @@ class StudentCalls:
         """Run the planned calls from `start` on (but those of dead parts) in one exchange."""
         self.batched = True
         todo = [p for p in self.planned[start:] if p.part not in self.dead_parts]
-        results = self.session.call_many([(p.function, p.args) for p in todo], stream=self.stream)
+        results = self._live().call_many([(p.function, p.args) for p in todo], stream=self.stream)
         if len(results) < len(todo) and not self.stream:
             # The batch stopped short (it outlasted one call's limit, or the child ended or answered
             # malformed), and which call did it is unknown: the same calls again in a fresh child,
@@ -250,7 +254,7 @@ class StudentCalls:
             self.stream = True
             self.close_session()
             results = (
-                self.session.call_many([(p.function, p.args) for p in todo], stream=True)
+                self._live().call_many([(p.function, p.args) for p in todo], stream=True)
                 if self._ready()
                 else []
             )
@@ -258,6 +262,14 @@ class StudentCalls:
             planned.result = result
         if results and results[-1].kind in ENDING:
             self.close_session()
+
+    def _live(self) -> Session:
+        assert self.session is not None, "_ready() opens it"
+        return self.session
+
+    def _failure(self) -> tuple[str, str]:
+        assert self.load_failure is not None, "_ready() says there is one"
+        return self.load_failure
 
     def _ready(self) -> bool:
         """A live child for the next call, unless the submission cannot be loaded."""

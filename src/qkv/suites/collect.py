@@ -85,7 +85,7 @@ class _MarkGenerator:
 
 def _stand_in() -> types.ModuleType:
     module = types.ModuleType("pytest", "pytest's marks; anything else comes from pytest itself")
-    module.mark = _MarkGenerator()
+    module.__dict__["mark"] = _MarkGenerator()
 
     def real(name: str):
         if name in (
@@ -99,7 +99,7 @@ def _stand_in() -> types.ModuleType:
 
         return getattr(pytest, name)
 
-    module.__getattr__ = real
+    module.__dict__["__getattr__"] = real
     return module
 
 
@@ -120,6 +120,7 @@ def _pytest_marks():
 def _import(path: Path):
     name = f"qkv_suite_{abs(hash(str(path))):x}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, "a .py file has a source loader"
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = (
         module  # while it runs (dataclasses and the like look themselves up); dropped after

@@ -74,20 +74,22 @@ class Expect:
         """The student's return value and which inputs it changed; raises StudentProblem otherwise
         (or CheckFailed when the error is the one a catalogued mistake raises on these inputs).
         `hidden=False` says the inputs are public (the worked example), as for same()."""
-        args = [np.array(a, dtype=np.float64) for a in args]
-        self._track(function, args, hidden)
-        result = self._call(function, args)
+        arrays = [np.array(a, dtype=np.float64) for a in args]
+        self._track(function, arrays, hidden)
+        result = self._call(function, arrays)
         self.last_value = result.value
         if result.kind == "raised":
             catalogue = self.content.catalogue
-            named = crash_problem(result.message, catalogue.crashes(self.reference, function, args))
+            named = crash_problem(
+                result.message, catalogue.crashes(self.reference, function, arrays)
+            )
             if named:
                 raise CheckFailed(
                     f"{named} (It {result.message})", catalogue.id_of(function, named)
                 )
         if result.kind != "returned":
             raise StudentProblem(Outcome.of_call(result.kind), result.message)
-        self._unjudged.append((function, result.value, args))
+        self._unjudged.append((function, result.value, arrays))
         return result.value, result.inputs_changed
 
     def _track(self, function: str, args, hidden: bool) -> None:

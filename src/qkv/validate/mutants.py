@@ -80,23 +80,21 @@ def _const(value) -> ast.expr:
     return ast.Constant(value)
 
 
-def _number(node) -> float | None:
+def _number(node: ast.AST) -> float | None:
     """The value of a numeric literal (a negative one included), else None."""
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and _number(node.operand) is not None
-    ):
-        return -_number(node.operand)
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
     return None
 
 
-def _edits(node, params=()) -> list[tuple[str, object]]:
+def _edits(node: ast.AST, params: tuple[str, ...] = ()) -> list[tuple[str, ast.AST]]:
     """(what changes, replacement node) for one node of a function with parameters `params`; the
     node itself is left as it is."""
-    out = []
+    out: list[ast.AST] = []
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in params:
         out += [
             ast.Name(other, ast.Load()) for other in params if other != node.id
@@ -115,7 +113,11 @@ def _edits(node, params=()) -> list[tuple[str, object]]:
                     else ast.Attribute(operand, "T", ast.Load())
                 )
                 out.append(
-                    ast.BinOp(**{"left": node.left, "right": node.right, side: flipped}, op=node.op)
+                    ast.BinOp(
+                        left=flipped if side == "left" else node.left,
+                        op=node.op,
+                        right=flipped if side == "right" else node.right,
+                    )
                 )
         out += [node.left, node.right]
     elif isinstance(node, ast.Attribute) and node.attr == "T":
@@ -129,8 +131,7 @@ def _edits(node, params=()) -> list[tuple[str, object]]:
             elts = list(node.elts)
             elts[i], elts[j] = elts[j], elts[i]
             out.append(ast.Tuple(elts, node.ctx))
-    elif _number(node) is not None:
-        value = _number(node)
+    elif (value := _number(node)) is not None:
         out += [
             _const(v)
             for v in dict.fromkeys((value + 1, value - 1, 0, -value, 2 * value))
@@ -191,7 +192,9 @@ def generate(source: str, functions) -> list[Mutant]:
         for n, node in enumerate(_nodes(func)):
             for change, _ in _edits(node, params):
                 mutated = copy.deepcopy(tree)
-                target = list(_nodes(mutated.body[index]))[n]
+                copied = mutated.body[index]
+                assert isinstance(copied, ast.FunctionDef)  # as the original at this index
+                target = list(_nodes(copied))[n]
                 new = dict(_edits(target, params))[change]
                 _replace(mutated.body[index], target, new)
                 text = ast.unparse(ast.fix_missing_locations(mutated))
@@ -270,7 +273,8 @@ def run(course: Course, assignment: Assignment, *, jobs: int | None = None) -> R
     mutants = generate(content.reference_source, functions)
     inputs = _inputs(content, reference, course.seed)
     live = [m for m in mutants if not equivalent(content, reference, m, inputs, course.tolerance)]
-    caught, survivors = [], []
+    caught: list[Mutant] = []
+    survivors: list[Mutant] = []
     with tempfile.TemporaryDirectory(prefix="qkv-mutants-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
         names = [synthetic.students(f"mutant_{i:04d}", STUDENTS) for i in range(len(live))]

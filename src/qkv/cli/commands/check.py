@@ -63,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
         if code.suffix == ".ipynb" and answers is None:
             quiz_ok, quiz_lines = check.check_notebook_answers(target, code)
             ok = ok and quiz_ok
-            for line in quiz_lines:
-                print(line)
+            for text in quiz_lines:
+                print(text)
     if answers is not None:
         quiz_ok, quiz_lines = check.check_answers(target, answers)
         ok = ok and quiz_ok
-        for line in quiz_lines:
-            print(line)
+        for text in quiz_lines:
+            print(text)
     return 0 if ok else 1
