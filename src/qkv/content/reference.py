@@ -50,7 +50,16 @@ def function_spans(source: str) -> dict[str, tuple[int, int]]:
 
 
 def replace_function(source: str, name: str, new_def: str) -> str:
-    """Return source with the top-level function `name` replaced by the text new_def."""
+    """Return source with the top-level function `name` replaced by the text new_def.
+
+    Args:
+        source: a module's source.
+        name: the function to replace.
+        new_def: the new function's text.
+
+    Returns:
+        The new source.
+    """
     first, last = function_spans(source)[name]
     lines = source.splitlines(keepends=True)
     return "".join(lines[: first - 1]) + new_def.rstrip("\n") + "\n" + "".join(lines[last:])

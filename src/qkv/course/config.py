@@ -246,7 +246,19 @@ def _unique(items: tuple[Part | Assignment, ...], where: str) -> None:
 
 
 def parse_course(data: object, *, root: Path = Path("."), name: str = COURSE_FILE) -> Course:
-    """Validate already-parsed YAML data into a Course."""
+    """Validate already-parsed YAML data into a Course.
+
+    Args:
+        data: the parsed course.yaml.
+        root: the folder the course's relative paths start from.
+        name: how errors name the file.
+
+    Returns:
+        The course.
+
+    Raises:
+        QkvError: one line naming the path of the first bad value.
+    """
     course = build(Course, data, f"{name}:")
     _unique(course.assignments, f"{name}: assignments")
     for i, a in enumerate(course.assignments):

@@ -105,10 +105,18 @@ def deadline_for(assignment: Assignment, student: str) -> datetime | None:
 
 
 def credit(assignment: Assignment, student: str, submitted_at: str | None) -> float:
-    """The percentage of the points a hand-in at `submitted_at` earns (100 without a time or a deadline).
+    """The percentage of the points a hand-in at `submitted_at` earns.
 
     Late windows are measured from the assignment's deadline; an extension shifts every window by
     the days it grants, so a student with two extra days has the same late windows, two days later.
+
+    Args:
+        assignment: the assignment, with its deadline, late windows and extensions.
+        student: the student, whose extension counts.
+        submitted_at: when it was handed in (ISO 8601), or None.
+
+    Returns:
+        100 on time, without a time or without a deadline; else the late window's credit, or 0.
     """
     due = deadline_for(assignment, student)
     when = parse_handin(submitted_at) if submitted_at else None

@@ -63,6 +63,20 @@ def type_hints(cls: type) -> dict[str, Any]:
 
 
 def convert(tp: Any, value: object, where: str) -> Any:
+    """One parsed YAML value as the declared type, checked.
+
+    Args:
+        tp: the field's type (a union with None, a Literal, a tuple, a dataclass, bool, int, float,
+            str, or object for a value its owner checks).
+        value: the parsed value.
+        where: its path, for errors.
+
+    Returns:
+        The value as that type.
+
+    Raises:
+        QkvError: one line naming `where` and the value.
+    """
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):

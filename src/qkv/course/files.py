@@ -22,8 +22,23 @@ def read_text(
     what: str = "",
     encoding: str = "utf-8",
 ) -> str:
-    """An instructor's text file (course.yaml, a quiz master, a roster), capped at `limit` bytes and
-    decoded; every problem is one line naming `name` (`what` the file is, in "cannot read ...")."""
+    """An instructor's text file (course.yaml, a quiz master, a roster), read and decoded.
+
+    Args:
+        path: the file.
+        name: how errors name it (usually the path as given).
+        limit: the most bytes it may hold.
+        missing: what an error says when it is not there.
+        what: what the file is, for "cannot read ..." errors.
+        encoding: its encoding.
+
+    Returns:
+        The file's text.
+
+    Raises:
+        QkvError: one line naming `name` when the file is missing, unreadable, too large or not
+            in `encoding`.
+    """
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -39,7 +54,20 @@ def read_text(
 
 
 def read_yaml(path: Path, *, name: str, limit: int, missing: str = "not found") -> Any:
-    """An instructor's YAML file (course.yaml, quiz.yaml), safely parsed; errors are one line naming `name`."""
+    """An instructor's YAML file (course.yaml, quiz.yaml), safely parsed.
+
+    Args:
+        path: the file.
+        name: how errors name it.
+        limit: the most bytes it may hold.
+        missing: what an error says when it is not there.
+
+    Returns:
+        The parsed document (None for an empty file).
+
+    Raises:
+        QkvError: one line naming `name`, for what read_text refuses or invalid YAML.
+    """
     text = read_text(path, name=name, limit=limit, missing=missing)
     try:
         return yaml.load(text, Loader=SAFE_LOADER)

@@ -22,17 +22,50 @@ def _digest(course_seed: int, assignment: str, student: str, label: str) -> byte
 
 
 def seed_for(course_seed: int, assignment: str, student: str, label: str) -> int:
+    """The integer seed of one labelled draw of one student: the hash's first 8 bytes.
+
+    Args:
+        course_seed: the course's seed.
+        assignment: the assignment's id.
+        student: the student's id.
+        label: what is drawn (labels keep draws independent).
+
+    Returns:
+        A seed for numpy's default_rng.
+    """
     return int.from_bytes(_digest(course_seed, assignment, student, label)[:8], "big")
 
 
 def rng_for(course_seed: int, assignment: str, student: str, label: str) -> np.random.Generator:
-    """The generator for one labelled draw of one student (labels keep draws independent)."""
+    """The generator for one labelled draw of one student (labels keep draws independent).
+
+    Args:
+        course_seed: the course's seed.
+        assignment: the assignment's id.
+        student: the student's id.
+        label: what is drawn.
+
+    Returns:
+        A new numpy Generator.
+    """
     return np.random.default_rng(seed_for(course_seed, assignment, student, label))
 
 
 def suite_state(course_seed: int, assignment: str, student: str, label: str) -> dict[str, Any]:
-    """The PCG64 state a suite test's cases for one student are drawn from: the hash's first 16 bytes
-    as the generator's state, the last 16 as its stream (any odd increment is a stream of its own)."""
+    """The PCG64 state a suite test's cases for one student are drawn from.
+
+    The hash's first 16 bytes are the generator's state, the last 16 its stream (any odd increment
+    is a stream of its own).
+
+    Args:
+        course_seed: the course's seed.
+        assignment: the assignment's id.
+        student: the student's id.
+        label: the suite test.
+
+    Returns:
+        A bit generator state for suite_rng.
+    """
     digest = _digest(course_seed, assignment, student, label)
     return {
         "bit_generator": "PCG64",

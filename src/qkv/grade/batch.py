@@ -94,7 +94,17 @@ def roster_lines(summary: Summary) -> list[str]:
 
 
 def check_options(submissions: Path, out: Path, jobs: int | None, assignment: str) -> None:
-    """Refuse, with one line, options that would grade the wrong thing or fail later."""
+    """Refuse, with one line, options that would grade the wrong thing or fail later.
+
+    Args:
+        submissions: the submissions folder given.
+        out: the output folder given.
+        jobs: --jobs, or None.
+        assignment: the assignment's id.
+
+    Raises:
+        QkvError: --jobs below 1, --out a file, or --out inside the submissions.
+    """
     submissions = layout.submissions_root(submissions, assignment)
     if jobs is not None and jobs < 1:
         raise QkvError(f"--jobs: must be at least 1, got {jobs}")
@@ -110,6 +120,17 @@ def check_options(submissions: Path, out: Path, jobs: int | None, assignment: st
 
 
 def run_metadata(course: Course, assignment: Assignment, summary: Summary, jobs: int) -> dict:
+    """What run.json records of a run: its inputs, counts, isolation and versions.
+
+    Args:
+        course: the course.
+        assignment: the assignment graded.
+        summary: what the run did.
+        jobs: the grading processes it used.
+
+    Returns:
+        run.json's content.
+    """
     return {
         "assignment": assignment.id,
         "course_seed": course.seed,

@@ -38,7 +38,17 @@ def to_grade(subs, policy: str):
 
 
 def select(assignment, out: Path, graded: Iterable[Submission], policy: str) -> None:
-    """Write results/<student>.json for every student with several hand-ins: the one that counts."""
+    """Write results/<student>.json for every student with several hand-ins: the one that counts.
+
+    Args:
+        assignment: the assignment.
+        out: the output folder holding every hand-in's result.
+        graded: the run's hand-ins, in the plan's order.
+        policy: course.yaml's `resubmissions` (which hand-in counts).
+
+    Raises:
+        QkvError: a hand-in's result is unreadable.
+    """
     for student, group in _by_student(graded):
         group = list(group)
         if not group[0].handin:

@@ -37,7 +37,16 @@ IN_FLIGHT = 4
 
 
 def extra_tests_for(course: Course, assignment: Assignment, content):
-    """Tests graded outside the suites for each submission (the quiz), or None."""
+    """Tests graded outside the suites for each submission (the quiz), or None.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        content: its content, whose reference the quiz's numbers come from.
+
+    Returns:
+        extra_tests(submission) -> the quiz's TestResults, or None without a quiz.
+    """
     if not assignment.quiz:
         return None
 
@@ -53,7 +62,16 @@ def extra_tests_for(course: Course, assignment: Assignment, content):
 
 
 def make_context(course: Course, assignment: Assignment, sandbox: Sandbox | None) -> GradingContext:
-    """The trusted state one grading process keeps for all its chunks (its sandbox may come later)."""
+    """The trusted state one grading process keeps for all its chunks.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        sandbox: the process's sandbox, or None when it comes later.
+
+    Returns:
+        The context, its suites not yet collected.
+    """
     content = loader.load(course, assignment)
     return GradingContext(
         course, assignment, content, sandbox, extra_tests_for(course, assignment, content)
@@ -61,11 +79,21 @@ def make_context(course: Course, assignment: Assignment, sandbox: Sandbox | None
 
 
 def grade_chunk(ctx: GradingContext, chunk: list[Submission], out: Path, shares=None):
-    """Grade one chunk in this (trusted) process; returns (students done, grader errors, their shares).
+    """Grade one chunk in this (trusted) process.
 
-    With `shares` (an outputs.PerStudent), each student's share of the run's outputs (their feedback
-    page, gradebook row and brief) is done here too, from the result as written, for students with a
-    single hand-in (of several, the one that counts is chosen once all are graded)."""
+    With `shares`, each student's share of the run's outputs (their feedback page, gradebook row and
+    brief) is done here too, from the result as written, for students with a single hand-in (of
+    several, the one that counts is chosen once all are graded).
+
+    Args:
+        ctx: the process's grading context.
+        chunk: the submissions to grade.
+        out: the output folder.
+        shares: an outputs.PerStudent, or None.
+
+    Returns:
+        (students done, grader errors, their shares by student).
+    """
     done, done_shares = [], {}
 
     def on_result(result: StudentResult) -> None:
@@ -186,10 +214,26 @@ def run_local(
     pages: bool = True,
     sandboxes=(),
 ):
-    """Yield (students done, errors, their shares of the outputs) per chunk as grading processes finish them.
+    """Grade the chunks in processes on this machine, yielding each chunk's outcome as it is done.
 
-    `sandboxes`: started by the caller (processes.early_sandboxes), who closes them: with one job,
-    grading is done in this process with the first; with several, each grading process takes one."""
+    With one job, grading is done in this process with the first sandbox; with several, each grading
+    process takes one (or starts its own).
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        chunks: the plan's chunks of submissions.
+        out: the output folder.
+        jobs: grading processes.
+        pages: whether feedback pages are written.
+        sandboxes: started by the caller (processes.early_sandboxes), who closes them.
+
+    Returns:
+        An iterator of (students done, errors, their shares of the outputs) per chunk.
+
+    Raises:
+        QkvError: a grading process ended abruptly (the results written so far are kept).
+    """
     if jobs <= 1:
         with (
             contextlib.nullcontext(sandboxes[0])

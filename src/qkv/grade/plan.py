@@ -84,8 +84,22 @@ def sizes(todo: int, jobs: int) -> list[int]:
 
 
 def make(course, a, submissions: Path, out: Path, force: bool, skipped: list[str]) -> Plan:
-    """Read the class under `submissions` and plan its run (discovery's lines go to `skipped`); a
-    QkvError when it holds no submission."""
+    """Read the class under `submissions` and plan its run.
+
+    Args:
+        course: the course.
+        a: the assignment.
+        submissions: the submissions folder.
+        out: the output folder, whose earlier results may be reused.
+        force: regrade everyone.
+        skipped: where discovery's lines on skipped entries go.
+
+    Returns:
+        The plan, a context manager whose spool is removed on exit.
+
+    Raises:
+        QkvError: the folder holds no submission.
+    """
     shared = reuse.run_inputs(course, a)
     plan = Plan(out)
     try:

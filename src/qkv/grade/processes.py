@@ -24,11 +24,22 @@ def default_jobs(students: int) -> int:
 
 
 def early_sandboxes(course, submissions: Path, assignment: str, jobs: int | None) -> list:
-    """The sandboxes of the run's grading processes, started now (one per process the run looks like
-    it will use, judged by the entries of the submissions folder): none when the folder is not there.
+    """The sandboxes of the run's grading processes, started now.
 
-    A run graded in this process uses the first; a run with several grading processes hands one to
-    each as it forks them (Sandbox.hand_over), and closes any the run turns out not to need."""
+    One per process the run looks like it will use, judged by the entries of the submissions folder;
+    none when the folder is not there. A run graded in this process uses the first; a run with several
+    grading processes hands one to each as it forks them (Sandbox.hand_over), and closes any the run
+    turns out not to need.
+
+    Args:
+        course: the course, for the sandboxes' limits and packages.
+        submissions: the submissions folder.
+        assignment: the assignment's id.
+        jobs: --jobs, or None for the default.
+
+    Returns:
+        The started sandboxes.
+    """
 
     try:
         entries = sum(

@@ -119,6 +119,16 @@ def submission_hash(course, sub: Submission) -> str:
 
 
 def inputs_of(course, sub: Submission, shared: dict) -> dict:
+    """What decides one hand-in's grades, as results store it: a rerun regrades when it differs.
+
+    Args:
+        course: the course.
+        sub: the hand-in.
+        shared: the run's inputs every hand-in shares (run_inputs).
+
+    Returns:
+        The hand-in's inputs: its submission's hash and time, and the shared ones.
+    """
     return {
         "submission": submission_hash(course, sub),
         "submitted_at": sub.submitted_at or "",

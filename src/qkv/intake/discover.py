@@ -250,8 +250,17 @@ def discover(
 
 
 def each_submission(root: Path, names: tuple[str, ...], assignment: str | None, skipped: list[str]):
-    """discover's submissions one at a time (its lines go to `skipped` on the way): what is held
-    meanwhile is the folder's list of names, not the class's submissions."""
+    """discover's submissions one at a time, holding only the folder's list of names meanwhile.
+
+    Args:
+        root: the submissions folder.
+        names: the file names a submission's code may have, in order of preference.
+        assignment: the assignment's id, for nbgrader's tree, or None.
+        skipped: where a line on each skipped entry goes.
+
+    Returns:
+        An iterator of the submissions, sorted by student.
+    """
     root = layout.submissions_root(root, assignment)
     if not root.is_dir():
         raise QkvError(f"{root}: not a folder of submissions")

@@ -45,8 +45,21 @@ class Submission:
 
 
 def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, bytes]:
-    """The files a child gets for one submission: {'<module>.py': source bytes} (and, for a
-    notebook, the map from lines of that code back to its cells)."""
+    """The files a child gets for one submission: {'<module>.py': source bytes}.
+
+    For a notebook the map from lines of that code back to its cells comes too.
+
+    Args:
+        course: the course, for its limits.
+        assignment: the assignment, for its functions and file names.
+        path: the submission's code file.
+
+    Returns:
+        The files by name.
+
+    Raises:
+        QkvError: one line on a file that is too large, not UTF-8 or not a notebook.
+    """
     functions = loader.load(course, assignment).functions if is_notebook(path) else ()
     return code_files(
         path, entry=layout.code_file(assignment), functions=functions, limits=course.limits
@@ -54,10 +67,22 @@ def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, b
 
 
 def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]:
-    """read_code without a course: `functions` are those a notebook's solution cells may define.
+    """read_code without a course.
 
     A notebook may be as large as limits.max_notebook_kb (outputs and images included); the code
     taken from its solution cells must fit limits.max_submission_kb, like a .py file.
+
+    Args:
+        path: the submission's code file.
+        entry: the module's file name in the child's folder.
+        functions: those a notebook's solution cells may define.
+        limits: the course's limits.
+
+    Returns:
+        The files by name.
+
+    Raises:
+        QkvError: one line on a file that is too large, not UTF-8 or not a notebook.
     """
     path = Path(path)
     limit = limits.max_submission_kb * 1024
@@ -111,10 +136,18 @@ def answers_source(course: Course, sub: Submission):
 
 
 def with_files(course: Course, assignment: Assignment, sub: Submission) -> Submission:
-    """The submission with its code and quiz answers read into memory, for a grader that cannot see this disk.
+    """The submission with its code and quiz answers read into memory.
 
     Reading is the caller's side: the size limit and the encoding checks of read_code apply here,
     and a file that fails them becomes the submission's problem, as it would when graded locally.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        sub: the submission, as discovered.
+
+    Returns:
+        The submission with `files` (or `problem`) and its answers set.
     """
 
     answers = read_ahead(answers_source(course, sub))  # the quiz answers travel too, as text

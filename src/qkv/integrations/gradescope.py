@@ -115,7 +115,17 @@ def kit_files(course: Course, course_path: Path, assignment: str) -> dict[str, P
 
 
 def build_zip(course: Course, course_path: Path, *, assignment: str, out: Path) -> Path:
-    """Write the Gradescope autograder zip for one assignment; returns its path."""
+    """Write the Gradescope autograder zip for one assignment.
+
+    Args:
+        course: the course.
+        course_path: its course.yaml, copied into the zip.
+        assignment: the assignment's id.
+        out: the zip to write.
+
+    Returns:
+        The zip's path.
+    """
     course.assignment(assignment)
     scripts = {
         "setup.sh": SETUP_SH,
@@ -319,7 +329,17 @@ def _keep_best(data: dict, metadata: dict) -> None:
 
 
 def run(course: Course, *, assignment: str, root: Path, weak_sandbox: bool = False) -> dict:
-    """Grade root/submission and write root/results/results.json; returns what it wrote."""
+    """Grade root/submission and write root/results/results.json, inside Gradescope's container.
+
+    Args:
+        course: the course.
+        assignment: the assignment's id.
+        root: Gradescope's folder (/autograder).
+        weak_sandbox: grade even when the container lacks a sandbox layer.
+
+    Returns:
+        What was written to results.json.
+    """
     started = time.monotonic()
     root = Path(root)
     metadata = read_metadata(root / "submission_metadata.json")

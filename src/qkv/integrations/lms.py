@@ -168,7 +168,21 @@ WRITERS = {"canvas": canvas, "moodle": moodle, "nbgrader": nbgrader, "course": c
 
 
 def export(course, fmt: str, *, graded: list[Path], out: Path) -> Path:
-    """Write the `fmt` CSV of the graded folders to `out`; returns out."""
+    """Write the `fmt` CSV of the graded folders.
+
+    Args:
+        course: the course, for its roster.
+        fmt: canvas, moodle, nbgrader or course.
+        graded: folders `qkv grade` wrote, one per assignment.
+        out: the CSV to write.
+
+    Returns:
+        out.
+
+    Raises:
+        QkvError: an unknown format, no folder, --out a folder, no roster where the format
+            needs one, or a folder that is not a graded one.
+    """
     if fmt not in WRITERS:
         raise QkvError(f"unknown export format '{fmt}' (formats: {', '.join(FORMATS)})")
     if not graded:

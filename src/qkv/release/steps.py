@@ -303,7 +303,17 @@ def zip_bytes(files: dict[str, str], folder: str) -> bytes:
 
 
 def write(course: Course, assignment: Assignment, *, out: Path, bundle: Path | None) -> list[Path]:
-    """Regenerate `out` to hold exactly the release (stale files removed) and write the zip bundle."""
+    """Regenerate `out` to hold exactly the release (stale files removed) and write the zip bundle.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        out: the release folder.
+        bundle: the student bundle's zip, or None for none.
+
+    Returns:
+        The paths written.
+    """
     files = build(course, assignment)
     out.mkdir(parents=True, exist_ok=True)
     written = []

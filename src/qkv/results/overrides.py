@@ -46,7 +46,19 @@ def part_max(assignment: Assignment, part: str) -> float:
 
 
 def parse(text: str, *, name: str, assignment: Assignment) -> tuple[Override, ...]:
-    """The overrides in `text`; errors are one line naming the file and the line."""
+    """The overrides in `text`, checked against the assignment's parts.
+
+    Args:
+        text: the overrides file's text.
+        name: how errors name the file.
+        assignment: the assignment whose parts may be overridden.
+
+    Returns:
+        The overrides, in file order.
+
+    Raises:
+        QkvError: one line naming the file and the line.
+    """
     reader = csv.DictReader(io.StringIO(text))
     if tuple(reader.fieldnames or ()) != HEADER:
         raise QkvError(
@@ -102,7 +114,16 @@ def load(course: Course, assignment: Assignment) -> tuple[Override, ...]:
 def apply(
     result: StudentResult, overrides: Iterable[Override], assignment: Assignment
 ) -> StudentResult:
-    """The result with one `adjusted` entry per override of this student (its score is the change made)."""
+    """The result with one `adjusted` entry per override of this student.
+
+    Args:
+        result: the student's result as graded.
+        overrides: the assignment's overrides.
+        assignment: the assignment, for each part's most points.
+
+    Returns:
+        The result, its entries' scores the changes made (the same object when none applies).
+    """
     tests = list(result.tests)
     for o in (o for o in overrides if o.student == result.student):
         now = round(sum(t.score for t in tests if t.part == o.part), 6)

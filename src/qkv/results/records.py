@@ -231,8 +231,17 @@ RESULTS_DIR = layout.RESULTS_DIR
 
 
 def path_for(out: Path, student: str, handin: str = "") -> Path:
-    """Where a student's results.json lives under a grading output folder (with `handin`: the result of
-    one of several hand-ins, handins/<student>/<handin>.json; results/<student>.json is the one that counts)."""
+    """Where a student's results.json lives under a grading output folder.
+
+    Args:
+        out: the output folder.
+        student: the student's id.
+        handin: one of several hand-ins (handins/<student>/<handin>.json), or "" for
+            results/<student>.json, the one that counts.
+
+    Returns:
+        The file's path.
+    """
     if handin:
         return Path(out) / layout.HANDINS_DIR / student / f"{handin}.json"
     return Path(out) / RESULTS_DIR / f"{student}.json"
@@ -304,8 +313,16 @@ def encode(result: StudentResult) -> Written:
 
 
 def write(result: StudentResult, out: Path, *, handin: str | None = None) -> Written:
-    """Write the result where it belongs: its own hand-in's file (the default), or with handin='' the
-    student's results/<student>.json. Returns what was written (Written.read_back reads it back)."""
+    """Write the result where it belongs, atomically.
+
+    Args:
+        result: the student's result.
+        out: the output folder.
+        handin: None for its own hand-in's file (the default), "" for results/<student>.json.
+
+    Returns:
+        What was written (Written.read_back reads it back).
+    """
     path = path_for(
         out, result.student, result.extra.get("handin") or "" if handin is None else handin
     )

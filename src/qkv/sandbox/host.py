@@ -300,10 +300,19 @@ class Sandbox:
             folders.remove_tree(folder)
 
     def open(self, files: dict[str, bytes], *, entry: str, wait: bool = True, timeouts=None):
-        """Start a confined child for one submission and load its entry file (without `wait`, the
-        child loads while this process goes on, until `Session.load` is read); a session.Session.
-        `timeouts`: {function: seconds} for functions whose calls may take longer (or shorter) than
-        limits.call_timeout_s (Assignment.call_timeouts)."""
+        """Start a confined child for one submission and load its entry file.
+
+        Args:
+            files: the submission's files by name.
+            entry: the file the child loads.
+            wait: wait for the load; without it, the child loads while this process goes on, until
+                Session.load is read.
+            timeouts: {function: seconds} for functions whose calls may take longer (or shorter) than
+                limits.call_timeout_s (Assignment.call_timeouts).
+
+        Returns:
+            The session.Session.
+        """
         from qkv.sandbox.session import Session  # noqa: PLC0415 - it imports numpy, which starting a sandbox must not wait for
 
         for attempt in range(2):

@@ -214,7 +214,16 @@ class Session:
         return result
 
     def call(self, function: str, args, *, timeout: float | None = None) -> CallResult:
-        """Call a student function on plain arrays; never raises for anything the child does."""
+        """Call a student function on plain arrays; never raises for anything the child does.
+
+        Args:
+            function: the function's name.
+            args: its inputs.
+            timeout: seconds the call may take, instead of the function's limit.
+
+        Returns:
+            What the call came to.
+        """
         return self.call_many([(function, args)], timeout=timeout)[0]
 
     def call_many(
@@ -222,14 +231,19 @@ class Session:
     ) -> list[CallResult]:
         """Run [(function, args), ...] in order in one exchange; never raises for anything the child does.
 
-        Each call may take its function's limit (`timeout` if given, else the session's `timeouts`
-        or limits.call_timeout_s). With `stream`, the child answers each call as it returns, so
-        every call is bounded on its own; returns one result per call in order, or fewer when the
-        child stopped: the last one then says why (timeout, exited, invalid) and the session is
-        closed. Without it, the child answers once at the end (or in a few frames) and the largest
-        of the calls' limits bounds the whole batch; a batch that outlasts it, or whose child ends
-        or answers malformed before the end, comes back short with the calls answered so far and no
-        failure: which call is to blame is unknown (call them again with `stream`).
+        With `stream`, the child answers each call as it returns, each call bounded by its own
+        limit, and the results stop short when the child stopped, the last one saying why; without
+        it, the largest limit bounds the batch, and a batch cut short comes back with the calls
+        answered so far and no failure (call them again with `stream`).
+
+        Args:
+            calls: (function, args) pairs.
+            timeout: seconds each call may take, instead of its function's limit (the session's
+                `timeouts`, or limits.call_timeout_s).
+            stream: answer call by call.
+
+        Returns:
+            One result per call answered, in order.
         """
         if not calls:
             return []

@@ -158,9 +158,15 @@ def collect(ctx: GradingContext) -> list[SuiteTest]:
 
 
 def run_suites(ctx: GradingContext, submissions: list[Submission], on_result) -> list[str]:
-    """Grade a chunk of submissions; on_result(StudentResult) is called as each student finishes.
+    """Grade a chunk of submissions with the collected suites.
 
-    Returns the grader errors met (bugs in the suites, not the students' doing).
+    Args:
+        ctx: the grading process's context.
+        submissions: the chunk.
+        on_result: called with each StudentResult as its student finishes.
+
+    Returns:
+        The grader errors met (bugs in the suites, not the students' doing).
     """
     if not submissions:
         return []

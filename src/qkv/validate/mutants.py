@@ -266,7 +266,16 @@ class Report:
 
 
 def run(course: Course, assignment: Assignment, *, jobs: int | None = None) -> Report:
-    """Generate, filter and grade the mutants of the assignment's reference."""
+    """Generate, filter and grade the mutants of the assignment's reference.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        jobs: grading processes, or None for the default.
+
+    Returns:
+        The mutants caught and survived, and the mutation score.
+    """
     content = loader.load(course, assignment)
     reference = content.reference
     functions = [p.function for p in assignment.parts]

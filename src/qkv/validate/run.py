@@ -48,6 +48,17 @@ def _code_score(r: results.StudentResult, parts) -> tuple[float, float]:
 def validate(
     course: Course, assignment: Assignment, *, jobs: int | None = None, progress: bool = False
 ) -> list[Verdict]:
+    """Prove the hidden suites on known submissions: the reference, the stubs, every mistake.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        jobs: grading processes, or None for the default.
+        progress: show a progress bar.
+
+    Returns:
+        One verdict per validation.
+    """
     content = loader.load(course, assignment)
     parts = [p.id for p in assignment.parts]
     function_part = {p.function: p.id for p in assignment.parts}

@@ -55,9 +55,18 @@ def class_sources(content) -> dict[str, str]:
 
 
 def answers_for(course, assignment, content):
-    """answers(student, kind) -> answers.yaml text: the key for honest kinds, the key with the
-    content's SYNTHETIC_QUIZ_MISTAKE line (if any) for mistake kinds, a blank sheet for the stub and
-    broken YAML for broken kinds; None when the assignment has no quiz."""
+    """The quiz answers of a synthetic class, by kind of student.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        content: its content.
+
+    Returns:
+        answers(student, kind) -> answers.yaml text: the key for honest kinds, the key with the
+        content's SYNTHETIC_QUIZ_MISTAKE line (if any) for mistake kinds, a blank sheet for the stub
+        and broken YAML for broken kinds; None when the assignment has no quiz.
+    """
     if not assignment.quiz:
         return lambda student, kind: None
 
@@ -96,7 +105,15 @@ def write_class(
 ) -> list[str]:
     """Write submission folders into dest: each kind once, then cycled to `size` students.
 
-    answers(student, kind), when given, supplies each student's answers.yaml (None: no file).
+    Args:
+        content: the assignment's content, whose catalogue makes the kinds.
+        dest: the submissions folder to write.
+        size: students in all, or None for one of each kind.
+        kinds: the kinds to write, or None for all.
+        answers: answers(student, kind) -> each student's answers.yaml (None: no file), or None.
+
+    Returns:
+        The students written, in order.
     """
     sources = class_sources(content)
     code_file = layout.code_file(content.assignment)
