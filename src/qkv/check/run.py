@@ -208,5 +208,14 @@ def check_notebook_answers(target: Target, path: Path) -> tuple[bool, list[str]]
 
 
 def check_file(course: Course, assignment: Assignment, path: Path) -> list[Line]:
-    """check_code for the course's assignment (library users and tests)."""
+    """check_code for the course's assignment (library users and tests).
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        path: the student's .py file or notebook.
+
+    Returns:
+        One line per function checked.
+    """
     return check_code(for_course(course, assignment), path)

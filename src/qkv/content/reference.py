@@ -11,7 +11,16 @@ from qkv.errors import QkvError
 
 
 def module_from_source(source: str, name: str, namespace: dict | None = None) -> types.ModuleType:
-    """Execute trusted source text as a fresh module."""
+    """Execute trusted source text as a fresh module.
+
+    Args:
+        source: the module's source.
+        name: the module's name.
+        namespace: names to put in it before it runs, or None.
+
+    Returns:
+        The module (not added to sys.modules).
+    """
     module = types.ModuleType(name)
     module.__dict__.update(namespace or {})
     exec(compile(source, f"<{name}>", "exec"), module.__dict__)
@@ -28,7 +37,19 @@ def load(path: Path, functions: tuple[str, ...]) -> types.ModuleType:
 
 
 def from_source(source: str, *, where: str, functions: tuple[str, ...]) -> types.ModuleType:
-    """The reference module from its source text (`where` names it in errors)."""
+    """The reference module from its source text.
+
+    Args:
+        source: the reference's source.
+        where: how errors name it.
+        functions: the functions it must define.
+
+    Returns:
+        The module.
+
+    Raises:
+        QkvError: the source has a syntax error, or lacks one of `functions`.
+    """
     try:
         module = module_from_source(source, "reference")
     except SyntaxError as e:

@@ -143,9 +143,21 @@ def code_cells(data: bytes, path, functions) -> list[tuple[str, str, bool]]:
 
 
 def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, int]]]:
-    """The Python module made of the notebook's code cells (see the module docstring), and per cell
-    the line of that module where its first line lands, its label, and the line where the module's
-    part for it begins (the child runs each such part on its own, as Jupyter runs cells)."""
+    """The Python module made of the notebook's code cells, and where each cell's part begins.
+
+    Args:
+        data: the notebook's bytes.
+        path: the notebook, for errors.
+        functions: the exercise's functions, which pick the solution cells when no metadata does.
+
+    Returns:
+        (the module's source, per cell: the module's line where its first line lands, its label,
+        and the line where the module's part for it begins); the child runs each such part on its
+        own, as Jupyter runs cells.
+
+    Raises:
+        QkvError: one line naming the file when it is not a notebook.
+    """
     cells, notes = [], []
     parse_budget = HELPER_BYTES
     defines = _defines(functions)
@@ -220,7 +232,19 @@ def extract(data: bytes, path, functions) -> tuple[bytes, list[tuple[int, str, i
 
 
 def extract_code(data: bytes, path, functions) -> bytes:
-    """The Python module made of the notebook's solution cells (see the module docstring)."""
+    """The Python module made of the notebook's solution cells.
+
+    Args:
+        data: the notebook's bytes.
+        path: the notebook, for errors.
+        functions: the exercise's functions.
+
+    Returns:
+        The module's source.
+
+    Raises:
+        QkvError: as extract.
+    """
     return extract(data, path, functions)[0]
 
 

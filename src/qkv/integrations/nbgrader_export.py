@@ -124,7 +124,16 @@ def build(course: Course, assignment: Assignment) -> dict[str, str | bytes]:
 
 
 def export(course: Course, assignment: Assignment, *, out: Path) -> list[Path]:
-    """Write the nbgrader course into `out`; returns the files written (an existing config is kept)."""
+    """Write the nbgrader course into `out` (an existing nbgrader_config.py is kept).
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        out: the nbgrader course folder.
+
+    Returns:
+        The files written.
+    """
     written = []
     for name, text in build(course, assignment).items():
         path = Path(out) / name

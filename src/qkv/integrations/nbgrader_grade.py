@@ -53,7 +53,20 @@ def grade_course(
     progress: bool = True,
     weak_sandbox: bool = False,
 ) -> tuple[Summary, Path]:
-    """Grade the submitted notebooks and record the scores in nbgrader's gradebook; returns (summary, out)."""
+    """Grade the submitted notebooks and record the scores in nbgrader's gradebook.
+
+    Args:
+        course: the course.
+        nbgrader_course: the nbgrader course folder, whose submitted/ is graded.
+        assignment: the assignment's id.
+        out: where results and feedback go (default: NBGRADER_COURSE/qkv-graded/<assignment>).
+        jobs: grading processes, or None for the default.
+        progress: show a progress bar.
+        weak_sandbox: grade even when this machine lacks a sandbox layer.
+
+    Returns:
+        (what the run did, the output folder).
+    """
     try:
         from nbgrader.api import Gradebook, MissingEntry  # noqa: PLC0415 - only this command needs nbgrader
     except ImportError:

@@ -146,10 +146,23 @@ def grade_answers(
 ) -> list[TestResult]:
     """One TestResult per question (part "quiz"); never raises for anything in the answers file.
 
-    `answers_path` is the student's answers.yaml, or Answers already read from their notebook.
     A wrong form costs that question only; an unusable file (missing, too big, not UTF-8, not YAML,
-    not a mapping) makes every question "ungradable" with the reason as its output. A broken quiz
-    master is the instructor's to fix and raises QkvError. Pass `master` to skip reloading quiz.yaml.
+    not a mapping) makes every question "ungradable" with the reason as its output.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        student: the student, whose variant is graded.
+        answers_path: the student's answers.yaml, or Answers already read from their notebook, or
+            None when nothing was handed in.
+        reference: the reference module, for computed answers.
+        master: the quiz master, to skip reloading quiz.yaml.
+
+    Returns:
+        The quiz's results.
+
+    Raises:
+        QkvError: the quiz master is broken (the instructor's to fix).
     """
     quiz = master or load_quiz(course, assignment)
     every = variants(quiz, course, assignment, reference)

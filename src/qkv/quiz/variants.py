@@ -180,5 +180,16 @@ def variants(quiz: Quiz, course: Course, assignment: Assignment, reference) -> V
 def variant(
     quiz: Quiz, course: Course, assignment: Assignment, student: str, reference
 ) -> list[Posed]:
-    """Every question as this student gets it; the same student always gets the same variant."""
+    """Every question as this student gets it; the same student always gets the same variant.
+
+    Args:
+        quiz: the quiz master.
+        course: the course, for its seed.
+        assignment: the assignment.
+        student: the student.
+        reference: the reference module, for computed answers.
+
+    Returns:
+        The posed questions, in order.
+    """
     return variants(quiz, course, assignment, reference).of(student)

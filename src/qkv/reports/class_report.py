@@ -163,8 +163,19 @@ def _message(catalogue, mistake_id: str) -> tuple[str, str]:
 def write(
     f, course, assignment, tally: Tally, run: dict, *, roll: Roll = Roll(), items: str = ""
 ) -> None:
-    """The class report, as one self-contained HTML document, into the text file `f`, a piece at a
-    time: however many students its tables list, it is never held whole."""
+    """The class report, as one self-contained HTML document, written a piece at a time.
+
+    However many students its tables list, it is never held whole.
+
+    Args:
+        f: the text file to write into.
+        course: the course.
+        assignment: the assignment.
+        tally: the class's numbers.
+        run: run.json's content.
+        roll: what the roster and the overrides say of the class.
+        items: the item analysis section, as HTML, or "" for none.
+    """
     stats = tally.column_stats()
     catalogue = loader.load(course, assignment).catalogue
     sections = [

@@ -18,7 +18,17 @@ from qkv.results.records import StudentResult
 
 
 def render(course, assignment, result: StudentResult, section: Section | None) -> str:
-    """The student's feedback page as one self-contained HTML document."""
+    """The student's feedback page as one self-contained HTML document.
+
+    Args:
+        course: the course.
+        assignment: the assignment.
+        result: the student's result.
+        section: what the content draws from the student's values, or None.
+
+    Returns:
+        The page.
+    """
     parts = [c for c in result.columns if c != "quiz"]
     body = [
         f"<h1>Feedback for {esc(result.student)}</h1>",
