@@ -250,8 +250,14 @@ def import_path(opened: dict[str, str]) -> tuple[str, ...]:
 
 
 def restrict(path: tuple[str, ...], gate: Gate, own: str, home: str = "") -> None:
-    """Import only through the opened folders (see alias_packages), and only what the gate lets
-    through (built once by the zygote; `own` is the submission's module, `home` its folder)."""
+    """Import only through the opened folders, and only what the gate lets through.
+
+    Args:
+        path: sys.path through the opened folders (see alias_packages).
+        gate: the import gate, built once by the zygote.
+        own: the submission's module.
+        home: the submission's folder.
+    """
     sys.path[:] = path
     sys.path_importer_cache.clear()
     gate.own, gate.home = own, home

@@ -15,11 +15,21 @@ import types
 
 
 def split(source: bytes, filename: str, cells) -> list:
-    """[(label, code, source), ...] to run in turn: (None, the whole file), or for a notebook its first
-    lines and then each cell on its own, as Jupyter runs them (code is a SyntaxError for a cell that does
-    not compile), each compiled where its lines are in the file. Raises SyntaxError for the whole file.
+    """What a child runs of a submission, piece by piece, each compiled where its lines are.
 
-    cells: the notebook's map written beside the code ([[first line, label, start], ...]), or None."""
+    Args:
+        source: the submission's code.
+        filename: the file's name, as tracebacks show it.
+        cells: a notebook's map from lines to cells, or None for a file.
+
+    Returns:
+        [(label, code, source), ...] to run in turn: (None, the whole file), or for a notebook its
+        first lines and then each cell on its own, as Jupyter runs them (code is a SyntaxError for
+        a cell that does not compile).
+
+    Raises:
+        SyntaxError: the whole file does not compile.
+    """
     cells = [c for c in cells or () if type(c) is list and len(c) == 3 and type(c[2]) is int]
     if not cells:
         return [(None, _compile(source, filename), source)]
@@ -87,13 +97,20 @@ def _statements(source: bytes | str, filename: str) -> list:
 
 
 def after(source: bytes | str, filename: str, exc: BaseException) -> list[types.CodeType]:
-    """The file's top-level statements after the one that raised `exc`, each compiled on its own where
-    it stands in the file (tracebacks keep their line numbers): run in turn, one that raises stops only
-    itself. Empty when none follow, the line is unknown, or the file stopped itself (`sys.exit()`,
-    `exit()`: what follows is often a long experiment, not meant to run).
+    """The file's top-level statements after the one that raised `exc`, each compiled on its own.
 
-    What follows the line that raised is taken (of `plot(A); savefig("a.png")`, two statements on one
-    line, neither runs again): the file is run through once at most."""
+    Each is compiled where it stands in the file (tracebacks keep their line numbers): run in turn,
+    one that raises stops only itself. Empty when none follow, the line is unknown, or the file
+    stopped itself (`sys.exit()`, `exit()`).
+
+    Args:
+        source: the file's code.
+        filename: the file's name, as tracebacks show it.
+        exc: what the statement raised.
+
+    Returns:
+        The statements' code objects, in order.
+    """
     if isinstance(exc, SystemExit) and exc.code in (
         None,
         0,

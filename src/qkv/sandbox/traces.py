@@ -20,6 +20,14 @@ def student_trace(exc: BaseException, filename: str, cells=None) -> str:
 
     Frames are picked before their lines are looked up: the lines of numpy's own frames (a wrong
     axis raises inside numpy's Python code) would have linecache read whole numpy modules for nothing.
+
+    Args:
+        exc: what the student's code raised.
+        filename: the student's file, as its frames name it.
+        cells: a notebook's map from lines to cells ([[first line, label], ...]), or None for a file.
+
+    Returns:
+        The last three of the student's frames, "; "-joined.
     """
     own = [
         (frame, line)
@@ -34,8 +42,18 @@ def student_trace(exc: BaseException, filename: str, cells=None) -> str:
 
 
 def describe(exc: BaseException, filename: str, cells=None) -> dict:
-    """The exception's type, message and where in the student's code, each of them plain text even
-    when the exception's own methods (__str__, say) raise in turn."""
+    """The exception's type, message and where in the student's code, each as plain text.
+
+    Plain text even when the exception's own methods (__str__, say) raise in turn.
+
+    Args:
+        exc: what the student's code raised.
+        filename: the student's file, as its frames name it.
+        cells: a notebook's map from lines to cells ([[first line, label], ...]), or None for a file.
+
+    Returns:
+        {"type", "message", "where"}.
+    """
     try:
         message = str(exc)[:300]
     except BaseException:
@@ -48,12 +66,31 @@ def describe(exc: BaseException, filename: str, cells=None) -> dict:
 
 
 def raised(exc: BaseException, filename: str, cells=None) -> list:
+    """The RAISED reply of a call whose student code raised `exc`.
+
+    Args:
+        exc: what the student's code raised.
+        filename: the student's file, as its frames name it.
+        cells: a notebook's map from lines to cells ([[first line, label], ...]), or None for a file.
+
+    Returns:
+        [Op.RAISED, type, message, where].
+    """
     info = describe(exc, filename, cells)
     return [wire.Op.RAISED, info["type"], info["message"], info["where"]]
 
 
 def load_failure(e: BaseException, filename: str, cells) -> tuple[str, str, str]:
-    """(reason, message, where) of what a file's top lines raised."""
+    """(reason, message, where) of what a file's top lines raised.
+
+    Args:
+        e: what the file's top lines raised.
+        filename: the student's file, as its frames name it.
+        cells: a notebook's map from lines to cells ([[first line, label], ...]), or None for a file.
+
+    Returns:
+        The reason ("import"), the message and where it was raised.
+    """
     if isinstance(e, imports.NotAllowed):
         return "import", str(e)[:300], student_trace(e, filename, cells)
     info = describe(e, filename, cells)

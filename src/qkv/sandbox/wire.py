@@ -50,7 +50,16 @@ TUPLE = "t"  # the first item of a tuple's tree
 
 
 def encode_value(value: object, arrays: list[np.ndarray], depth: int = 0) -> Tree:
-    """Describe value as a tree (see above), appending its arrays (as float64) to `arrays`."""
+    """Describe value as a tree (see the module docstring), appending its arrays to `arrays`.
+
+    Args:
+        value: what a call returned, or an input.
+        arrays: where the value's arrays go, as float64.
+        depth: how deep in a tuple this value is.
+
+    Returns:
+        The value's tree.
+    """
     if (
         type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM
     ):  # most values: as they are
@@ -137,10 +146,22 @@ def _no_constant(name: str) -> NoReturn:
 def decode_value(
     tree: object, payload: Buffer, offset: int = 0, depth: int = 0
 ) -> tuple[object, int]:
-    """Rebuild a value from its tree and the payload; returns (value, next offset).
+    """Rebuild a value from its tree and the payload.
 
     From a writable payload (a bytearray) arrays are views of it, each its own stretch; from bytes,
     copies (either way, writable float64 arrays).
+
+    Args:
+        tree: the value's tree, as the header holds it (untrusted).
+        payload: the frame's bytes, or the inputs region.
+        offset: where the value's first array starts in the payload.
+        depth: how deep in a tuple this value is.
+
+    Returns:
+        (the value, the offset after its arrays).
+
+    Raises:
+        WireError: the tree is malformed or needs more bytes than the payload holds.
     """
     if tree is None:
         return None, offset

@@ -41,7 +41,16 @@ class PlainItem:
 
 
 def plain_items(root: Path, files: list[str], fixtures: set[str]):
-    """The test items of the suite files, or None when any of them needs pytest's own collection."""
+    """The test items of the suite files, or None when any of them needs pytest's own collection.
+
+    Args:
+        root: the suites' folder.
+        files: the suite files, relative to `root`.
+        fixtures: the values a test may ask for.
+
+    Returns:
+        The items in pytest's order, with its node ids, or None.
+    """
     if (
         any((Path(f).parent / "conftest.py").exists() for f in files)
         or (Path(root) / "conftest.py").exists()
