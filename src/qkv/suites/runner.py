@@ -150,6 +150,7 @@ class SuiteRun:
             results = [
                 self._run_test(run, test, replay) for test, replay in zip(self.tests, run.replays)
             ]
+        assert run.ledger is not None, "grade() gives each student a ledger"
         results = counted(results, run.called, run.ledger)
         result = self._finish(run, results)
         run.calls = None  # its opener refers to run: now its calls and cases go at once, not at a collection
@@ -265,6 +266,7 @@ class SuiteRun:
             if replay is not None and run.live.returned_as_planned(replay[0], replay[1]):
                 run.recorded.update(replay[2])  # its run would be the planning run: it passes
                 called = replay[3]  # and every value it returned was the reference's
+                assert run.ledger is not None, "grade() gives each student a ledger"
                 for function in called.unseen:
                     run.ledger.right(function, len(run.called))
             else:
