@@ -202,7 +202,7 @@ def test_a_released_copy_carries_the_call_limits_of_its_functions(course):
     assert (
         run.Target("training", released, None, ("numpy",), None).timeouts
         == course.assignment("training").call_timeouts()
-        == {"train": 10.0}
+        == {"train": 20.0}
     )
     odd = {
         "timeouts": {

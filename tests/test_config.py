@@ -81,7 +81,7 @@ def test_the_shipped_course_loads_into_frozen_objects(course):
 
 
 def test_a_part_may_give_its_function_a_call_limit_of_its_own(course):
-    assert course.assignment("training").call_timeouts() == {"train": 10.0}
+    assert course.assignment("training").call_timeouts() == {"train": 20.0}
     assert course.assignment("attention").call_timeouts() == {}
     unset = edited(lambda d: d["assignments"][1]["parts"][5].update(timeout_s=None))
     assert config.parse_course(unset).assignment("training").call_timeouts() == {}

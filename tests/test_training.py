@@ -302,7 +302,7 @@ def test_train_has_its_own_call_limit_and_the_other_functions_keep_the_course_on
     (course_dir / "solutions").symlink_to(ROOT / "solutions")
     text = (ROOT / "course.yaml").read_text().replace("call_timeout_s: 2.0", "call_timeout_s: 0.3")
     text = text.replace(
-        "function: train, points: 20, timeout_s: 10", "function: train, points: 20, timeout_s: 2.5"
+        "function: train, points: 20, timeout_s: 20", "function: train, points: 20, timeout_s: 2.5"
     )
     assert "call_timeout_s: 0.3" in text and "timeout_s: 2.5" in text
     (course_dir / "course.yaml").write_text(text)
