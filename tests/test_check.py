@@ -222,11 +222,13 @@ def test_a_line_of_the_file_that_stopped_while_loading_is_a_note_and_not_a_funct
 ):
     path = tmp_path / "attention.py"
     source = course.path(assignment.source).read_text()
-    path.write_text("import argparse\nargs = argparse.ArgumentParser().parse_args()\n" + source)
+    # Its process has an empty argv (nothing of the grader's): a required argument is missing.
+    demo = "import argparse\np = argparse.ArgumentParser()\np.add_argument('path')\nargs = p.parse_args()\n"
+    path.write_text(demo + source)
     code, out, _ = run_check(capsys, course, path)
     assert code == 0 and "5 of 5 functions pass" in out
     assert out.startswith(
-        "NOTE  attention.py: loading raised SystemExit: 2 (line 2 in <module>: args = "
+        "NOTE  attention.py: loading raised SystemExit: 2 (line 4 in <module>: args = "
     )
 
 

@@ -4,6 +4,7 @@ import collections
 import itertools
 
 import numpy as np
+import pytest
 
 from qkv.sandbox import wire
 from qkv.shipped import compare
@@ -140,3 +141,27 @@ def test_an_object_that_crossed_from_a_sandbox_is_named_by_its_type():
     assert compare.problem(map(abs, []), expected, rtol=1e-6, atol=1e-8, names=("Q", "K", "V")) == (
         "returned map, expected a tuple (Q, K, V)"
     )
+
+
+@pytest.mark.parametrize(
+    "function, wrong, args",
+    [
+        # (n_q=2, n_k=3), (n_k=3, d_v=4): both fail in matmul, with other sizes than A.T @ V
+        ("aggregate", lambda A, V: V @ A, (np.full((2, 3), 1 / 3), np.ones((3, 4)))),
+        # (n_q=2, d_k=4), (n_k=3, d_k=4): Q.T @ K fails, but not as Q @ K does
+        ("score", lambda Q, K: Q.T @ K, (np.ones((2, 4)), np.ones((3, 4)))),
+    ],
+)
+def test_an_error_is_named_only_by_the_mistake_that_raises_exactly_it(function, wrong, args):
+    from course_content import CATALOGUE, CONTENT
+
+    try:
+        wrong(*args)
+    except ValueError as e:
+        said = f"raised ValueError: {e} (line 2 in {function})"
+    crashes = CATALOGUE.crashes(CONTENT.reference, function, args)
+    assert crashes, "some catalogued mistake raises on these inputs"
+    assert compare.crash_problem(said, crashes) is None
+    signature = crashes[0][1]
+    assert compare.crash_problem(f"raised {signature} (line 2)", crashes[:1]) == crashes[0][0]
+    assert compare.crash_problem(f"raised {signature}", [crashes[0], ("other", signature)]) is None

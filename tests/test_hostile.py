@@ -424,3 +424,20 @@ def test_ci_reaches_the_strongest_isolation_level():
     require_strong_sandbox()
     layers = sandbox.layers()
     assert layers.level == "strong", layers.describe()
+
+
+def test_what_a_submission_can_read_of_its_process_names_nothing_of_the_grader(batch):
+    from qkv.sandbox.host import PACKAGE_ROOT, SCRATCH_PREFIX
+
+    r = result(batch, "prints_grader_secrets")
+    printed = r.output
+    assert "OS.ENVIRON" in printed and "ARGV" in printed
+    run_folder = batch[0].parent  # the class, the honest copies and the graded folder are in it
+    for secret in (
+        str(run_folder),
+        str(PACKAGE_ROOT),
+        SCRATCH_PREFIX,
+        "PYTHONPATH",
+        "runtime_paths",
+    ):
+        assert secret not in printed, secret

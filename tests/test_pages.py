@@ -122,8 +122,10 @@ def test_feedback_shows_the_students_heatmap_beside_the_reference(graded):
         "Your attention matrix for 'two plus three'",
         "The reference attention matrix for 'two plus three'",
     ]
-    assert "9 of 9 cells (framed in red) differ from the reference." in "".join(tags.text)
-    assert "It matches the reference." in page_text(out, "alice")
+    said = "".join(tags.text)
+    assert "9 of 9 cells (framed in red) differ from the reference: two → two," in said
+    assert "the softmax was taken along the wrong axis" in said
+    assert "Nothing differs: it matches the reference in every cell." in page_text(out, "alice")
 
 
 def test_feedback_says_why_there_is_no_heatmap(graded):

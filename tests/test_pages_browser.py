@@ -1,35 +1,47 @@
-"""The feedback pages and the class report in a real browser: headless Chromium, from disk, offline.
+"""The feedback pages and the class report in a real browser (Selenium, Debian's chromium and
+chromedriver, headless, offline from disk), read for their meaning as a person reads them.
 
-Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: commands in on
-fd 3, replies out on fd 4, NUL-separated JSON), so no port is opened and nothing else is needed.
-Skipped only when Chromium is missing and QKV_REQUIRE_BROWSER is unset; CI sets it.
+Both assignments are graded from real submissions (tests/graded_pages.py); the hand-made sample
+class adds odd ids and markup. Skipped only when chromium or chromedriver is missing and
+QKV_REQUIRE_BROWSER is unset; CI sets it, and then a missing browser is a failure.
 """
 
 from __future__ import annotations
 
 import base64
-import fcntl
 import io
 import json
 import os
-import select
 import shutil
-import subprocess
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+import numpy as np
 import pytest
 from PIL import Image
 
+from course_content import COURSE
+from graded_pages import graded
+from qkv.content import loader
 from qkv.reports import outputs
 from sample_class import write_class
 
+REQUIRED = bool(os.environ.get("QKV_REQUIRE_BROWSER"))
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
-if CHROMIUM is None and not os.environ.get("QKV_REQUIRE_BROWSER"):
+DRIVER = shutil.which("chromedriver")
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+except ImportError:  # the test extra installs it
+    webdriver = None
+MISSING = [
+    what
+    for what, found in (("chromium", CHROMIUM), ("chromedriver", DRIVER), ("selenium", webdriver))
+    if not found
+]
+if MISSING and not REQUIRED:
     pytest.skip(
-        "chromium is not installed (set QKV_REQUIRE_BROWSER=1 to make this a failure)",
+        f"{', '.join(MISSING)} not installed (set QKV_REQUIRE_BROWSER=1 to make this a failure)",
         allow_module_level=True,
     )
 
@@ -37,209 +49,193 @@ FLAGS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--disable-quic",
     "--disable-dev-shm-usage",
-    "--remote-debugging-pipe",
-    "--window-size=1200,900",
 )
-TIMEOUT_S = 30
+WIDTHS = (1280, 375)  # a laptop window and a phone
+FRAME = "#c0392b"
 
-
-class Chromium:
-    """Just enough of the DevTools protocol: send a command, wait for its reply, keep the events."""
-
-    def __init__(self, profile: Path):
-        assert CHROMIUM, "QKV_REQUIRE_BROWSER is set but chromium is not installed"
-        to_child, self._cmd = os.pipe()
-        self._res, from_child = os.pipe()
-
-        def pipes_on_3_and_4():  # runs in the child, between fork and exec
-            a = fcntl.fcntl(
-                to_child, fcntl.F_DUPFD, 10
-            )  # out of the way first: the pair may sit on 3/4
-            b = fcntl.fcntl(from_child, fcntl.F_DUPFD, 10)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-
-        # The two pipes above took the lowest free descriptors, so 3 and 4 are in use in this process
-        # and subprocess's own error pipe cannot land there; pass_fds keeps 3 and 4 open in the child.
-        self.log = open(profile.parent / "chromium.log", "wb")  # noqa: SIM115 - closed with the browser
-        self.proc = subprocess.Popen(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            stdin=subprocess.DEVNULL,
-            stdout=self.log,
-            stderr=self.log,
-            preexec_fn=pipes_on_3_and_4,
-            pass_fds=(3, 4),
-        )
-        os.close(to_child)
-        os.close(from_child)
-        self._buf = b""
-        self._next_id = 0
-        self.events: list[dict] = []
-
-    def send(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
-        self._next_id += 1
-        message = {"id": self._next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        os.write(self._cmd, json.dumps(message).encode() + b"\0")
-        reply = self._wait(lambda m: m.get("id") == self._next_id)
-        if "error" in reply:
-            raise RuntimeError(f"{method}: {reply['error']}")
-        return reply["result"]
-
-    def wait_event(self, method: str, session: str, since: int) -> dict:
-        """The first such event after self.events[since], including any that came in with a reply."""
-
-        def match(m):
-            return m.get("method") == method and m.get("sessionId") == session
-
-        return next((e for e in self.events[since:] if match(e)), None) or self._wait(match)
-
-    def _wait(self, wanted) -> dict:
-        deadline = time.monotonic() + TIMEOUT_S
-        while True:
-            while b"\0" in self._buf:
-                raw, self._buf = self._buf.split(b"\0", 1)
-                message = json.loads(raw)
-                if "method" in message:
-                    self.events.append(message)
-                if wanted(message):
-                    return message
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self._res], [], [], left)[0]:
-                raise TimeoutError("chromium did not answer in time")
-            chunk = os.read(self._res, 1 << 20)
-            if not chunk:
-                raise RuntimeError("chromium exited; see chromium.log next to its profile")
-            self._buf += chunk
-
-    def close(self) -> None:
-        try:
-            self.send("Browser.close")
-        except (RuntimeError, TimeoutError, OSError):
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        os.close(self._cmd)
-        os.close(self._res)
-        self.log.close()
-
-
-@dataclass
-class Visit:
-    errors: list[str]  # console errors, uncaught exceptions, browser log errors (CSP included)
-    requests: list[str]  # every URL the page asked for
-    images: list[dict]  # per <img>: complete, naturalWidth, decoded
-    links: list[str]  # resolved href of every <a>
-    screenshot: bytes
-
-
-IMAGES_JS = """Promise.all(Array.from(document.images, img =>
-    img.decode().then(() => true, () => false).then(decoded =>
-        ({src: img.src.slice(0, 40), complete: img.complete, naturalWidth: img.naturalWidth, decoded}))))"""
-
-
-def visit(browser: Chromium, path: Path) -> Visit:
-    target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
-        "sessionId"
-    ]
-    for domain in ("Page", "Runtime", "Log", "Network"):
-        browser.send(f"{domain}.enable", session=session)
-    first = len(browser.events)
-    browser.send("Page.navigate", {"url": path.as_uri()}, session=session)
-    browser.wait_event("Page.loadEventFired", session, since=first)
-    images = browser.send(
-        "Runtime.evaluate",
-        {"expression": IMAGES_JS, "awaitPromise": True, "returnByValue": True},
-        session=session,
-    )["result"]["value"]
-    links = browser.send(
-        "Runtime.evaluate",
-        {"expression": "Array.from(document.links, a => a.href)", "returnByValue": True},
-        session=session,
-    )["result"]["value"]
-    shot = browser.send("Page.captureScreenshot", {"format": "png"}, session=session)["data"]
-    events = [e for e in browser.events[first:] if e.get("sessionId") == session]
-    browser.send("Target.closeTarget", {"targetId": target})
-    errors = []
-    for e in events:
-        p = e["params"]
-        if e["method"] == "Runtime.exceptionThrown":
-            details = p["exceptionDetails"]
-            errors.append(
-                details.get("exception", {}).get("description") or details.get("text", "exception")
-            )
-        elif e["method"] == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
-            errors.append(
-                " ".join(str(a.get("value", a.get("description", ""))) for a in p["args"])
-            )
-        elif e["method"] == "Log.entryAdded" and p["entry"]["level"] == "error":
-            errors.append(p["entry"]["text"])
-    requests = [
-        e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"
-    ]
-    return Visit(errors, requests, images, links, base64.b64decode(shot))
+# What a page shows, measured in the page: overflow, images without alt text, tables without
+# header cells, and text whose contrast with its background is under 4.5:1 (WCAG's AA).
+READ_JS = r"""
+function rgb(s) { const m = s.match(/[\d.]+/g); return m ? m.map(Number) : [0, 0, 0, 0]; }
+function lum(c) { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+                  return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); }
+function background(el) {
+  for (let e = el; e; e = e.parentElement) {
+    const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length < 4 || c[3] > 0) return c;
+  }
+  return [255, 255, 255];
+}
+const low = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  if (!n.textContent.trim()) continue;
+  const el = n.parentElement, style = getComputedStyle(el);
+  if (style.visibility === 'hidden' || style.display === 'none' || !el.getClientRects().length) continue;
+  const a = lum(rgb(style.color)), b = lum(background(el));
+  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  if (ratio < 4.5) low.push([n.textContent.trim().slice(0, 40), Math.round(ratio * 100) / 100]);
+}
+const root = document.documentElement;
+return {
+  overflow: root.scrollWidth - root.clientWidth,
+  wide: Array.from(document.querySelectorAll('body *')).filter(e => {
+    const r = e.getBoundingClientRect(); return r.right > root.clientWidth + 1 && !e.closest('.scroll');
+  }).map(e => e.tagName + '.' + e.className).slice(0, 5),
+  noAlt: Array.from(document.images).filter(i => !(i.getAttribute('alt') || '').trim()).length,
+  tablesWithoutHeaders: Array.from(document.querySelectorAll('table')).filter(t => !t.querySelector('th')).length,
+  lowContrast: low,
+  text: document.body.innerText,
+  images: Array.from(document.images, i => ({src: i.src, alt: i.alt, complete: i.complete, width: i.naturalWidth})),
+  links: Array.from(document.links, a => a.href),
+};
+"""
 
 
 @pytest.fixture(scope="module")
-def visits(tmp_path_factory, course, assignment, ref):
-    """Every page of a small graded class, each loaded once from disk."""
-    out = tmp_path_factory.mktemp("graded")
+def browser(tmp_path_factory):
+    assert not MISSING, f"QKV_REQUIRE_BROWSER is set but {', '.join(MISSING)} is missing"
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(DRIVER))
+    yield driver
+    driver.quit()
+
+
+def read(browser, path: Path, width: int = WIDTHS[0]) -> dict:
+    browser.set_window_size(width, 900)
+    browser.get(path.as_uri())
+    seen = browser.execute_script(READ_JS)
+    seen["errors"] = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    events = (json.loads(e["message"])["message"] for e in browser.get_log("performance"))
+    seen["requests"] = [
+        e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"
+    ]
+    seen["png"] = browser.get_screenshot_as_png()
+    return seen
+
+
+@pytest.fixture(scope="module", params=["attention", "training"])
+def graded_class(request, tmp_path_factory):
+    assignment = COURSE.assignment(request.param)
+    return assignment, graded(COURSE, assignment, tmp_path_factory.mktemp(request.param))
+
+
+def pages_of(out: Path) -> list[Path]:
+    return [out / "report.html", *sorted((out / "feedback").glob("*.html"))]
+
+
+def svg_of(image: dict) -> str:
+    return base64.b64decode(image["src"].split(",", 1)[1]).decode("utf-8")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_page_fits_the_window_has_alt_text_header_cells_and_contrast(
+    browser, graded_class, width
+):
+    _, out = graded_class
+    for path in pages_of(out):
+        seen = read(browser, path, width)
+        name = path.relative_to(out).as_posix()
+        assert seen["overflow"] <= 0, f"{name} runs {seen['overflow']} px past {width} px: {seen['wide']}"  # fmt: skip
+        assert seen["noAlt"] == 0, name
+        assert seen["tablesWithoutHeaders"] == 0, name
+        assert seen["lowContrast"] == [], name
+        assert seen["errors"] == [], name
+
+
+def test_a_full_marks_page_frames_nothing_and_says_nothing_differs(browser, graded_class):
+    assignment, out = graded_class
+    seen = read(browser, out / "feedback" / "full.html")
+    assert not any(FRAME in svg_of(i) for i in seen["images"])
+    assert "differ from the reference" not in seen["text"]
+    assert "wrong result" not in seen["text"]
+    if assignment.id == "attention":
+        assert "Nothing differs" in seen["text"]
+
+
+def test_a_wrong_softmax_frames_exactly_the_cells_that_differ_and_names_the_axis(
+    browser, graded_class
+):
+    assignment, out = graded_class
+    seen = read(browser, out / "feedback" / "axis.html")
+    assert "axis" in seen["text"]
+    if assignment.id != "attention":
+        return
+    result = json.loads((out / "results" / "axis.json").read_text())
+    mine = np.array(result["extra_data"]["recorded"]["attention"])
+    worked = loader.load(COURSE, assignment).example.A
+    tol = COURSE.tolerance
+    differ = ~np.isclose(mine, worked, rtol=tol.rtol, atol=tol.atol)
+    yours = next(svg_of(i) for i in seen["images"] if i["alt"].startswith("Your attention"))
+    # Each frame is drawn 2 px inside its cell: its position says which cell it is.
+    cells = yours.split("<rect ")
+    framed = set()
+    for rect in cells:
+        if FRAME in rect:
+            x, y = (float(v) for v in (rect.split('x="')[1].split('"')[0], rect.split('y="')[1].split('"')[0]))  # fmt: skip
+            framed.add((x, y))
+    starts = sorted({float(c.split('x="')[1].split('"')[0]) for c in cells[2:] if 'width="56"' in c})  # fmt: skip
+    rows = sorted({float(c.split('y="')[1].split('"')[0]) for c in cells[2:] if 'width="56"' in c})  # fmt: skip
+    expected = {(starts[j] + 2, rows[i] + 2) for i, j in zip(*np.nonzero(differ))}
+    assert differ.any() and framed == expected
+    assert f"{int(differ.sum())} of 9 cells" in seen["text"]
+
+
+def test_a_syntax_error_page_says_it_a_few_times_and_quiz_rows_show_questions(
+    browser, graded_class
+):
+    _, out = graded_class
+    seen = read(browser, out / "feedback" / "syntax.html")
+    assert 1 <= seen["text"].count("SyntaxError") + seen["text"].count("syntax error") <= 3
+    quiz = read(browser, out / "feedback" / "quiz.html")["text"]
+    first = quiz.split("quiz 1, ", 1)[1].split("\n", 1)[0]  # "query-role: In attention, what ...?"
+    assert ": " in first and "?" in first.split(": ", 1)[1]
+
+
+def test_the_report_links_open_every_feedback_page(browser, graded_class):
+    _, out = graded_class
+    links = [Path(unquote(urlparse(u).path)) for u in read(browser, out / "report.html")["links"]]
+    pages = {p.name for p in links if p.parent.name == "feedback"}
+    assert pages == {p.name for p in (out / "feedback").glob("*.html")}
+
+
+# -- the hand-made sample class: odd ids, markup in untrusted text, images that decode -----------
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory, course, assignment, ref):
+    out = tmp_path_factory.mktemp("sample")
     students = write_class(out, assignment, ref)
     outputs.write(course, assignment, out, students)
-    pages = [out / "report.html", *sorted((out / "feedback").glob("*.html"))]
-    browser = Chromium(tmp_path_factory.mktemp("browser") / "profile")
-    try:
-        yield {p.relative_to(out).as_posix(): visit(browser, p) for p in pages}
-    finally:
-        browser.close()
+    return out
 
 
-def test_every_page_loads_from_disk_without_console_errors(visits):
-    assert len(visits) == 6
-    assert {name: v.errors for name, v in visits.items() if v.errors} == {}
+def test_sample_pages_load_without_errors_and_their_images_decode(browser, sample):
+    for path in pages_of(sample):
+        seen = read(browser, path)
+        assert seen["errors"] == [], path.name
+        assert [u for u in seen["requests"] if not u.startswith(("file:", "data:"))] == []
+        assert seen["images"] and all(i["complete"] and i["width"] > 0 for i in seen["images"])
+        shot = Image.open(io.BytesIO(seen["png"])).convert("RGB")
+        assert len(shot.getcolors(maxcolors=1 << 24)) > 1, f"{path.name} looks blank"
 
 
-def test_every_page_asks_for_nothing_but_itself(visits):
-    for name, v in visits.items():
-        assert [u for u in v.requests if not u.startswith(("file:", "data:"))] == [], name
-
-
-def test_every_image_decodes(visits):
-    for name, v in visits.items():
-        assert v.images, f"{name} has no images"
-        for image in v.images:
-            assert image["complete"] and image["naturalWidth"] > 0 and image["decoded"], (
-                name,
-                image,
-            )
-
-
-def test_feedback_pages_with_a_matrix_show_two_heatmaps_and_the_report_one_histogram(visits):
-    counts = {name: len(v.images) for name, v in visits.items()}
-    assert counts["report.html"] == 1
-    assert counts["feedback/alice.html"] == counts["feedback/bob.html"] == 2
-    assert counts["feedback/carol.html"] == counts["feedback/dave.html"] == 1  # the reference only
-
-
-def test_screenshots_are_not_blank(visits):
-    for name, v in visits.items():
-        shot = Image.open(io.BytesIO(v.screenshot)).convert("RGB")
-        assert shot.width > 0 and len(shot.getcolors(maxcolors=1 << 24)) > 1, f"{name} looks blank"
-
-
-def test_report_links_open_every_feedback_page_even_for_odd_ids(visits):
-    links = [Path(unquote(urlparse(u).path)) for u in visits["report.html"].links]
-    pages = {p.name for p in links}
-    assert {f"{s}.html" for s in ("alice", "bob", "carol", "dave", "mallory<b>&'")} <= pages
+def test_report_links_open_every_feedback_page_even_for_odd_ids(browser, sample):
+    links = [
+        Path(unquote(urlparse(u).path)) for u in read(browser, sample / "report.html")["links"]
+    ]
+    assert {f"{s}.html" for s in ("alice", "bob", "carol", "dave", "mallory<b>&'")} <= {
+        p.name for p in links
+    }
     assert all(p.is_file() for p in links)

@@ -36,13 +36,15 @@ def posed(master, course, assignment, ref, student="alice"):
     return {p.question.id: p for p in quiz.variant(master, course, assignment, student, ref)}
 
 
+def question_id(r) -> str:
+    """A quiz row is named "quiz 3, seed-scores: <the question>"."""
+    return r.name.split(": ", 1)[0].split(", ", 1)[1]
+
+
 def grade(course, assignment, ref, tmp_path, text, student="alice", name="answers.yaml"):
     path = tmp_path / name
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
-    return {
-        r.name.split(": ", 1)[1]: r
-        for r in quiz.grade_answers(course, assignment, student, path, ref)
-    }
+    return {question_id(r): r for r in quiz.grade_answers(course, assignment, student, path, ref)}
 
 
 def key_answers(master, course, assignment, ref, student="alice") -> dict:
@@ -112,7 +114,7 @@ def test_results_are_quiz_parts_sharing_the_quiz_points(tmp_path, course, assign
     assert {r.part for r in results} == {"quiz"}
     assert {r.visibility for r in results} == {course.feedback.visibility}
     assert sum(r.max_score for r in results) == pytest.approx(20)
-    by_id = {r.name.split(": ")[1]: r.max_score for r in results}
+    by_id = {question_id(r): r.max_score for r in results}
     unit = assignment.quiz_points / sum(
         q.points for q in master.questions
     )  # the points of weight 1

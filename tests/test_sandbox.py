@@ -404,7 +404,7 @@ def test_a_call_rewriting_an_input_handed_to_an_earlier_call_changes_it_in_eithe
 
 
 def test_a_file_that_raises_at_its_top_level_goes_on_after_that_statement(sb):
-    """A failing self-check (or a plot, or argparse reading the grader's command line) in a file's top
+    """A failing self-check (or a plot, or argparse finding no argument) in a file's top
     lines stops that statement only: the lines after it run too, as a notebook goes on after a cell that
     fails, and the reason travels with the load."""
     source = (
@@ -440,7 +440,7 @@ def test_a_file_whose_last_statement_raises_is_graded_on_what_it_defined(sb):
     "top",
     [
         "x = 1 / 0\n",
-        "import argparse\nargs = argparse.ArgumentParser().parse_args()\n",  # the grader's argv: SystemExit(2)
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('path')\nargs = p.parse_args()\n",  # an empty argv: SystemExit(2)
         "name = input('name? ')\n",
         "import matplotlib.pyplot as plt\nplt.plot([1, 2]); plt.savefig('a.png')\n",  # two statements on one line
         "def deco(fn):\n    raise RuntimeError('deco')\n@deco\ndef h(S):\n    return S\n",  # raises on its decorator
@@ -598,3 +598,20 @@ def test_what_cannot_be_removed_is_left_without_looping(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "rmdir", refuse_b)
     folders.remove_tree(str(tree))
     assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*")) == ["a", "a/b"]
+
+
+def test_a_child_inherits_no_command_line_or_environment_naming_the_grader(sb):
+    """A child is forked from the zygote, the keeper's fork: /proc/self/cmdline and environ of a
+    child are the keeper's, so those must name no folder or setting of the grader's."""
+    with session(sb, "import sys\ndef f(S):\n    return S\n") as s:
+        assert s.call("f", [S]).kind == "returned"
+    from qkv.sandbox.host import PACKAGE_ROOT
+
+    for pid in sb.zygote_pids:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmdline = f.read().decode()
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            environ = f.read().decode()
+        for text in (cmdline, environ):
+            assert str(PACKAGE_ROOT) not in text and "qkv-sandbox-" not in text
+            assert "PYTHONPATH" not in text and "runtime_paths" not in text

@@ -105,6 +105,17 @@ class _Against:
         )
 
 
+def _named(against, actual, expected, variants, rtol: float, atol: float) -> str | None:
+    """The mistake the value shows, when the evidence fits that mistake and no other: exactly one
+    catalogued message matches (two mistakes that give the same numbers here name neither)."""
+    found = {
+        message
+        for message, wrong in variants
+        if against.same(wrong) and not same(wrong, expected, rtol, atol)
+    }
+    return found.pop() if len(found) == 1 else None
+
+
 def _kind(value) -> str:
     if value is None:
         return "None"
@@ -152,30 +163,24 @@ def _near(arr: np.ndarray, expected: np.ndarray) -> bool:
 
 
 def crash_problem(error: str, crashes=()) -> str | None:
-    """The catalogued mistake whose code raises the same error on the same inputs, if any.
+    """The catalogued mistake whose code raises the same error on the same inputs, when exactly one
+    does: the whole message counts, sizes included (`V @ A` and `A.T @ V` both fail in matmul,
+    with other sizes), and an error that several mistakes raise names none of them.
 
     Args:
         error: the student's error as reported ("raised ValueError: matmul: ... (line 3 ...)").
         crashes: (message, "ErrorType: text") pairs, one per mistake that raises on these inputs.
     """
-    error = _gist(error)
-    for message, signature in crashes:
-        if "raised " + _gist(signature)[:100] in error:
-            return message
-    return None
+    said = " ".join(error.split())
+    found = {
+        message
+        for message, signature in crashes
+        if said.startswith("raised " + " ".join(signature.split())[:SIGNATURE_CHARS])
+    }
+    return found.pop() if len(found) == 1 else None
 
 
-def _gist(text: str) -> str:
-    """An error message with its numbers (shapes, sizes, axes) blanked and its spaces collapsed:
-    `K @ Q` and `Q @ K` fail alike whatever the shapes of the case."""
-    out: list[str] = []
-    for c in " ".join(text.split()):
-        if c.isdigit():
-            if not out or out[-1] != "#":
-                out.append("#")
-        else:
-            out.append(c)
-    return "".join(out)
+SIGNATURE_CHARS = 250  # of "Type: text": the student's text is cut at 300 characters
 
 
 def problem(
@@ -193,9 +198,9 @@ def problem(
     against = _Against(actual, rtol, atol)
     if against.same(expected):
         return None
-    for message, wrong in variants:
-        if against.same(wrong) and not same(wrong, expected, rtol, atol):
-            return message
+    named = _named(against, actual, expected, variants, rtol, atol)
+    if named:
+        return named
     if actual is None:
         return "returned None: did you forget a return statement?"
     if isinstance(actual, list):

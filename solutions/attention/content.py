@@ -98,6 +98,23 @@ def _student_matrix(value):
     return a, ""
 
 
+def _differences(mine, off, tokens) -> str:
+    """Which cells differ, in words, and what the rows and columns of the student's matrix sum to."""
+    cells = [f"{tokens[i]} → {tokens[j]}" for i, j in zip(*np.nonzero(off))]
+    shown = ", ".join(cells[:6]) + (f" and {len(cells) - 6} more" if len(cells) > 6 else "")
+    said = f"{len(cells)} of {off.size} cells (framed in red) differ from the reference: {shown}."
+    rows_one = np.allclose(mine.sum(axis=1), 1.0, atol=1e-6)
+    cols_one = np.allclose(mine.sum(axis=0), 1.0, atol=1e-6)
+    if cols_one and not rows_one:
+        said += (
+            " Its columns sum to 1 and its rows do not: the softmax was taken along the wrong "
+            "axis (axis 0, down each column, instead of the last axis, along each row)."
+        )
+    elif not rows_one:
+        said += " Its rows do not sum to 1, as rows of softmax weights must."
+    return said
+
+
 def feedback_section(recorded: dict, worked, tolerance) -> Section:
     """'Who attends to whom': the student's A on the example (recorded by the attend suite) and the reference's."""
     tokens = tuple(worked.tokens)
@@ -128,9 +145,9 @@ def feedback_section(recorded: dict, worked, tolerance) -> Section:
     if not same_shape:
         note = f"Its shape is {mine.shape}; with three tokens it should be 3 × 3."
     elif off.any():
-        note = f"{int(off.sum())} of {off.size} cells (framed in red) differ from the reference."
+        note = _differences(mine, off, tokens)
     else:
-        note = "It matches the reference."
+        note = "Nothing differs: it matches the reference in every cell."
     yours = Matrix(
         "Yours",
         mine,

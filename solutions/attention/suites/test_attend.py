@@ -16,7 +16,11 @@ def test_two_plus_three(expect, fx):
         value = expect.last_value
         A = as_array(value[1]) if isinstance(value, (tuple, list)) and len(value) == 2 else None
         ok = A is not None and A.shape == fx.A.shape and bool(np.all(np.isfinite(A)))
-        expect.record("attention", A.round(4).tolist() if ok else None)
+        # Kept to 12 significant digits: a full-marks A must compare equal to the reference's at the
+        # course's tolerance (4 decimals made every cell of a right answer differ).
+        expect.record(
+            "attention", [[float(f"{x:.12g}") for x in row] for row in A.tolist()] if ok else None
+        )
 
 
 @pytest.mark.weight(3)

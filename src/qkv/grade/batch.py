@@ -14,14 +14,12 @@ import functools
 import json
 import os
 import platform
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from qkv import __version__
 from qkv.content import loader
@@ -29,7 +27,7 @@ from qkv.course import layout
 from qkv.course import roster as roster_mod
 from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
-from qkv.grade import handins, local, processes, reuse
+from qkv.grade import handins, local, processes, progress, reuse
 from qkv.grade import plan as plan_mod
 from qkv.reports import outputs, spill
 from qkv.results import records as results
@@ -59,6 +57,11 @@ class Summary:
     )  # reuse.REASONS key -> students graded for that reason
     missing: list[str] = field(default_factory=list)  # on the roster, no submission
     unexpected: list[str] = field(default_factory=list)  # graded, not on the roster
+
+    @property
+    def not_graded(self) -> list[str]:
+        """Of discovery's lines, those of entries skipped (the rest are notes on graded ones)."""
+        return [line for line in self.skipped if ": skipped, " in line]
 
 
 SHOWN = 5  # students named per line of the summary
@@ -249,8 +252,7 @@ def grade_chunks(run: Run) -> None:
     assert plan is not None and run.jobs is not None
     bar = None
     if run.progress and plan.todo:
-        tqdm.monitor_interval = 0  # no monitor thread: grading processes are forked from this one
-        bar = tqdm(total=plan.todo, unit="sub", desc="grading", file=sys.stderr, dynamic_ncols=True)
+        bar = progress.bar(plan.todo)
     execute = run.executor or functools.partial(
         local.run_local, pages=run.pages, sandboxes=run.sandboxes
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,9 +62,12 @@ def read_code(course: Course, assignment: Assignment, path: Path) -> dict[str, b
         QkvError: one line on a file that is too large, not UTF-8 or not a notebook.
     """
     functions = loader.load(course, assignment).functions if is_notebook(path) else ()
-    return code_files(
-        path, entry=layout.code_file(assignment), functions=functions, limits=course.limits
-    )
+    try:
+        return code_files(
+            path, entry=layout.code_file(assignment), functions=functions, limits=course.limits
+        )
+    except QkvError as e:  # said to the student: files named as in their submission, not our disk
+        raise QkvError(str(e).replace(f"{Path(path).parent}{os.sep}", "")) from None
 
 
 def code_files(path: Path, *, entry: str, functions, limits) -> dict[str, bytes]:

@@ -8,6 +8,7 @@ student's letters scores nothing. The grader calls grade_answers(); the CLI show
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,19 @@ def _judge(p: Posed, value) -> tuple[float, list[str]]:
     return fraction, [*lines, q.hint]
 
 
+LINE_CHARS = 120
+
+
+def question_line(q: Question) -> str:
+    """The question as one line for a results row, after its id (what answers.yaml calls it): its
+    text, each {input} named by its name (the numbers differ per student, and rows of one question
+    must be one row in the class report)."""
+    text = " ".join(re.sub(r"\{(\w+)\}", r"\1", q.text).split())
+    if len(text) <= LINE_CHARS:
+        return text
+    return text[: LINE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
 def _once(make):
     """make(), called at most once: its value is kept for the next call."""
     kept = []
@@ -125,7 +139,7 @@ def _result(
     if course.feedback.reveal_quiz_answers and outcome != Outcome.PASSED:
         lines.append(f"Right answer: {show_answer(pose())}")
     return TestResult(
-        name=f"quiz {number}: {q.id}",
+        name=f"quiz {number}, {q.id}: {question_line(q)}",
         part="quiz",
         score=max_score * fraction,
         max_score=max_score,

@@ -140,6 +140,8 @@ def parse_array(value, letters: str, shape: tuple) -> tuple:
     """A list of numbers (shape (n,)) or a list of rows (shape (r, c)), as nested tuples; a list of
     numbers may be written in one line, "0.5, 0.5" or "[0.5 0.5]"."""
     if len(shape) == 1:
+        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+            value = value[0]  # YAML reads numpy's "[0.5 0.5]" as a list holding "0.5 0.5"
         if isinstance(value, str):
             value = _items(value)
         if not isinstance(value, list) or len(value) != shape[0]:

@@ -52,13 +52,16 @@ def terminal_summary(
     if tally is None:
         tally = Tally.of(assignment, load(out, students))
     stats = tally.column_stats()
+    width = max([12, *(len(s.column) + 2 for s in stats)])
     lines = [
         f"{assignment.id}: {tally.n} students",
         "",
-        f"{'part':<12}{'mean':>8} / {'max':<5}{'full marks':>12}",
+        f"{'part':<{width}}{'mean':>8} / {'max':<5}{'full marks':>12}",
     ]
     for s in stats:
-        lines.append(f"{s.column:<12}{_fixed(s.mean):>8} / {num(s.max):<5}{_pct(s.full_marks):>12}")
+        lines.append(
+            f"{s.column:<{width}}{_fixed(s.mean):>8} / {num(s.max):<5}{_pct(s.full_marks):>12}"
+        )
     top = tally.misconceptions()[:TOP_MISCONCEPTIONS]
     if top:
         lines += ["", "Most common misconceptions (students):"]
@@ -234,8 +237,10 @@ def _parts(stats: list[ColumnStats]) -> str:
         for s in stats
     ]
     return (
-        '<h2>Parts</h2>\n<table><tr><th>part</th><th class="num">max</th><th class="num">mean</th>'
-        '<th class="num">full marks</th><th></th></tr>\n' + "\n".join(rows) + "\n</table>"
+        '<h2>Parts</h2>\n<div class="scroll"><table><tr><th>part</th><th class="num">max</th>'
+        '<th class="num">mean</th><th class="num">full marks</th><th></th></tr>\n'
+        + "\n".join(rows)
+        + "\n</table></div>"
     )
 
 

@@ -7,6 +7,7 @@ appears beyond the teaching messages the grader already wrote into the results.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from qkv.content.figures import Curve, Note, Section
@@ -30,6 +31,7 @@ def render(course, assignment, result: StudentResult, section: Section | None) -
         The page.
     """
     parts = [c for c in result.columns if c != "quiz"]
+    said = {result.status.rstrip(".")} if result.status != "graded" else set()
     body = [
         f"<h1>Feedback for {esc(result.student)}</h1>",
         f'<p class="sub">{esc(course.name)} · {esc(assignment.title)}</p>',
@@ -39,8 +41,8 @@ def render(course, assignment, result: StudentResult, section: Section | None) -
         _adjustments(result),
         _section(section),
         "<h2>Checks, part by part</h2>",
-        *(_part(assignment, result, column) for column in parts),
-        _quiz(assignment, result),
+        *(_part(assignment, result, column, said) for column in parts),
+        _quiz(assignment, result, said),
         _program_output(result),
     ]
     return page(
@@ -73,9 +75,8 @@ def _summary(assignment, result: StudentResult) -> str:
         )
     return (
         f'<p class="total">Total: {num(result.total)} / {num(_max_total(assignment, result))}</p>\n'
-        '<table class="summary"><tr><th>part</th><th class="num">points</th><th></th></tr>\n'
-        + "\n".join(rows)
-        + "\n</table>"
+        '<div class="scroll"><table class="summary"><tr><th>part</th><th class="num">points</th>'
+        "<th></th></tr>\n" + "\n".join(rows) + "\n</table></div>"
     )
 
 
@@ -106,8 +107,8 @@ def _adjustments(result: StudentResult) -> str:
         for t in made
     ]
     return (
-        '<h2>Adjusted by your grader</h2>\n<table><tr><th>part</th><th class="num">points</th>'
-        "<th>comment</th></tr>\n" + "\n".join(rows) + "\n</table>"
+        '<h2>Adjusted by your grader</h2>\n<div class="scroll"><table><tr><th>part</th>'
+        '<th class="num">points</th><th>comment</th></tr>\n' + "\n".join(rows) + "\n</table></div>"
     )
 
 
@@ -147,13 +148,31 @@ def _section(section: Section | None) -> str:
     return f'<h2>{esc(section.heading)}</h2>\n{intro}<div class="maps">{figures}</div>'
 
 
-def _checks_table(tests, first: str = "check") -> str:
+SAID_ABOVE = "As said above."
+
+
+def _once(tests, said: set) -> list:
+    """The tests with any message already said on the page (by the banner or a row above) cut to
+    SAID_ABOVE: one syntax error reaches every check, and it is said once."""
+    out = []
+    for t in tests:
+        text = t.output.rstrip(".") if t.output else ""
+        if text and t.outcome != Outcome.PASSED and text in said:
+            t = dataclasses.replace(t, output=SAID_ABOVE)
+        elif text:
+            said.add(text)
+        out.append(t)
+    return out
+
+
+def _checks_table(tests, first: str = "check", said: set | None = None) -> str:
     tests = [
         t for t in tests if t.outcome != Outcome.ADJUSTED
     ]  # shown on their own, with the grader's comment
     shown = [
         t for t in tests if t.visibility != "hidden"
     ]  # Gradescope's meaning: never shown to the student
+    shown = _once(shown, set() if said is None else said)
     hidden = len(tests) - len(shown)
     note = (
         (
@@ -201,7 +220,7 @@ def _check_row(t) -> str:
     return row
 
 
-def _part(assignment, result: StudentResult, column: str) -> str:
+def _part(assignment, result: StudentResult, column: str, said: set) -> str:
     tests = [t for t in result.tests if t.part == column]
     function = next((p.function for p in assignment.parts if p.id == column), column)
     head = (
@@ -210,17 +229,17 @@ def _part(assignment, result: StudentResult, column: str) -> str:
     )
     if not tests:
         return head + '\n<p class="muted">No checks ran for this part.</p>'
-    return head + "\n" + _checks_table(tests)
+    return head + "\n" + _checks_table(tests, said=said)
 
 
-def _quiz(assignment, result: StudentResult) -> str:
+def _quiz(assignment, result: StudentResult, said: set) -> str:
     tests = [t for t in result.tests if t.part == "quiz"]
     if not tests and "quiz" not in result.columns:
         return ""
     head = f"<h2>Quiz · {num(result.part_score('quiz'))} / {num(column_points(assignment, result, 'quiz'))}</h2>"
     if not tests:
         return head + '\n<p class="muted">No quiz answers were graded.</p>'
-    return head + "\n" + _checks_table(tests, "question")
+    return head + "\n" + _checks_table(tests, "question", said)
 
 
 def _program_output(result: StudentResult) -> str:

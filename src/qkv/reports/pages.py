@@ -30,9 +30,12 @@ h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.25rem; margin-
 .total { font-size: 1.3rem; font-weight: 600; }
 .banner { border-left: 4px solid var(--bad); background: #fce8e6; padding: .6rem .9rem; margin: 1rem 0; }
 table { border-collapse: collapse; width: 100%; margin: .4rem 0 1rem; }
-table.checks { table-layout: fixed; } table.summary { width: auto; min-width: 24rem; }
+table.checks { table-layout: fixed; } table.summary { width: auto; min-width: min(24rem, 100%); }
+.scroll { overflow-x: auto; max-width: 100%; }
+img { max-width: 100%; height: auto; }
 .checks col.name { width: 30%; } .checks col.outcome { width: 18%; } .checks col.points { width: 9%; }
-th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid var(--line); }
+th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid var(--line);
+         overflow-wrap: anywhere; }
 th { font-weight: 600; background: #f8f9fa; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .outcome { font-weight: 600; }
@@ -45,9 +48,10 @@ figure { margin: 0; } figcaption { color: var(--muted); font-size: .9rem; max-wi
 .bar > span { background: #2f6fad; height: 100%; display: block; }
 pre { background: #f8f9fa; border: 1px solid var(--line); padding: .6rem; overflow-x: auto;
       white-space: pre-wrap; word-break: break-word; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
-dt { font-weight: 600; } dd { margin: 0; }
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .2rem 1rem; }
+dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
+@media (max-width: 30rem) { .bar { width: 3rem; } body { margin: 1rem auto; } }
 """
 
 
@@ -79,7 +83,7 @@ def table(head: str, rows) -> Iterator[str]:
     """A table's HTML in pieces: `head` (up to and with its header row's newline), the rows (each a
     string, or an iterable of pieces) one per line, then the table's end. Written piece by piece, a
     table of every student costs no more memory than one of a few."""
-    yield head
+    yield head.replace("<table", '<div class="scroll"><table', 1)
     for i, row in enumerate(rows):
         if i:
             yield "\n"
@@ -87,7 +91,7 @@ def table(head: str, rows) -> Iterator[str]:
             yield row
         else:
             yield from row
-    yield "\n</table>"
+    yield "\n</table></div>"
 
 
 def listed(items) -> Iterator[str]:

@@ -14,6 +14,7 @@ from enum import Enum
 class Outcome(str, Enum):  # noqa: UP042 - StrEnum would change how str() shows an outcome
     PASSED = "passed"
     FAILED = "failed"
+    NOT_COUNTED = "not_counted"  # a property held, but it counts only with right values
     RAISED = "raised"
     NOT_IMPLEMENTED = "not_implemented"
     TIMEOUT = "timeout"
@@ -65,12 +66,13 @@ def label(outcome: str) -> str:
 _LABELS = {
     Outcome.PASSED: "passed",
     Outcome.FAILED: "wrong result",
+    Outcome.NOT_COUNTED: "held, not counted",
     Outcome.RAISED: "your code raised an exception",
     Outcome.NOT_IMPLEMENTED: "not implemented yet",
     Outcome.TIMEOUT: "timed out",
     Outcome.MEMORY: "out of memory",
     Outcome.EXITED: "the process exited",
-    Outcome.UNGRADABLE: "could not be graded (syntax error, import error or missing function)",
+    Outcome.UNGRADABLE: "could not be graded",
     Outcome.NOT_SUBMITTED: "not submitted",
     Outcome.GRADER_ERROR: "grader error (not your fault; tell your instructor)",
     Outcome.ADJUSTED: "adjusted by your grader",

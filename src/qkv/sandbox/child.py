@@ -96,7 +96,7 @@ def confine(setup: Setup, workdir: str, entry: str, ruleset: int | None) -> None
     # After the uid drop, which clears the request; the zygote's pid says whether it already ended.
     isolation.die_with_parent(signal.SIGKILL, parent=setup.zygote_pid)
     os.chdir(workdir)
-    os.environ["HOME"] = workdir  # the rest of the environment, and nothing else, the zygote set
+    os.environ["HOME"] = "."  # its own folder, without naming the grader's scratch path
     imports.restrict(setup.import_path, setup.gate, own=os.path.splitext(entry)[0], home=workdir)
 
 

@@ -31,6 +31,11 @@ from qkv.sandbox import folders, imports, isolation, slots
 from qkv.sandbox.ops import Op, ZygoteGone
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+# The keeper's whole command line: no path, no setting (those come on its stdin).
+KEEPER_BOOT = (
+    "import json, sys; s = json.loads(sys.stdin.buffer.readline()); "
+    "sys.path.insert(0, s.pop('root')); from qkv.sandbox import zygote; zygote.main(s)"
+)
 SCRATCH_PREFIX = "qkv-sandbox-"
 CONTROL_TIMEOUT_S = 30.0
 
@@ -147,24 +152,30 @@ class Sandbox:
             "OPENBLAS_NUM_THREADS": "1",
             "OMP_NUM_THREADS": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONPATH": str(PACKAGE_ROOT),
         }
+        settings = {
+            "root": str(PACKAGE_ROOT),
+            "fd": theirs.fileno(),
+            "grader": os.getpid(),
+            "where": where,
+            "config": self._children_config(),
+        }
+        # The settings go in on stdin: a submission's process inherits the keeper's argv and
+        # environment, and can read them in /proc/self (cmdline, environ) or sys.argv.
         self._proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "qkv.sandbox.zygote",
-                str(theirs.fileno()),
-                str(os.getpid()),
-                where,
-                json.dumps(self._children_config()),
-            ],
+            [sys.executable, "-c", KEEPER_BOOT],
             pass_fds=[theirs.fileno()],
             env=env,
             cwd="/",
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
         )
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(json.dumps(settings).encode() + b"\n")
+            self._proc.stdin.close()
+        except OSError:
+            pass  # the keeper ended already: its first answer never comes, and that is handled
         theirs.close()
         for (
             procs

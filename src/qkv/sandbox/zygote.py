@@ -281,12 +281,18 @@ def _answer(control: _socket.socket, msg: dict) -> bool:
         return False
 
 
-if __name__ == "__main__":
+def main(settings: dict) -> None:
+    """The keeper's start (host.KEEPER_BOOT): settings read from stdin, which is then /dev/null,
+    its argv emptied (a child's sys.path is its own: see imports.restrict)."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.argv[:] = [""]
     keeper(
-        _socket.socket(fileno=int(sys.argv[1])),
-        grader=int(sys.argv[2]),
-        where=sys.argv[3],
-        config=json.loads(sys.argv[4]),
+        _socket.socket(fileno=settings["fd"]),
+        grader=settings["grader"],
+        where=settings["where"],
+        config=settings["config"],
     )
     os._exit(
         0

@@ -20,10 +20,11 @@ from qkv.suites.ledger import Ledger, TestCalls
 class CheckFailed(AssertionError):
     """The student's output or behaviour is wrong; `message` says how, `mistake` names it if known."""
 
-    def __init__(self, message: str, mistake: str | None = None):
+    def __init__(self, message: str, mistake: str | None = None, outcome=Outcome.FAILED):
         super().__init__(message)
         self.message = message
         self.mistake = mistake
+        self.outcome = outcome  # NOT_COUNTED: a property held, but the values were wrong
 
 
 class StudentProblem(Exception):
@@ -127,13 +128,13 @@ class Expect:
         self._take(value)
         self.note(function, args, right=True)
 
-    def _fail(self, message: str, mistake: str | None, args, hidden: bool):
+    def _fail(self, message: str, mistake: str | None, args, hidden: bool, outcome=Outcome.FAILED):
         if hidden and self.show_inputs:
             shown = "; ".join(
                 np.array2string(np.asarray(a), precision=3, separator=", ") for a in args
             )
             message += f" Inputs: {shown}"
-        raise CheckFailed(message, mistake)
+        raise CheckFailed(message, mistake, outcome)
 
     def _wrong(self, function: str, value, args, hidden: bool) -> tuple[str | None, str | None]:
         """(what is wrong with value, the catalogued mistake it matches), or (None, None) when it is right."""
@@ -242,6 +243,7 @@ class Expect:
                 mistake,
                 args,
                 hidden,
+                Outcome.NOT_COUNTED,
             )
 
     def _fail_if_changed(self, function: str, changed, args, hidden: bool) -> None:

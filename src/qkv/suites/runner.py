@@ -275,7 +275,7 @@ class SuiteRun:
             result = TestResult(score=test.max_score, outcome=Outcome.PASSED, **base)
         except CheckFailed as e:
             result = TestResult(
-                score=0.0, outcome=Outcome.FAILED, output=e.message, mistake=e.mistake, **base
+                score=0.0, outcome=e.outcome, output=e.message, mistake=e.mistake, **base
             )
         except StudentProblem as e:
             result = TestResult(score=0.0, outcome=e.outcome, output=e.message, **base)
@@ -322,7 +322,9 @@ class SuiteRun:
         hints = {f: catalogue.chain_hint(f, failing) for f in catalogue.chain}
         return [
             dataclasses.replace(t, output=t.output + hints[function_of[t.part]])
-            if hints.get(function_of[t.part]) and t.outcome == Outcome.FAILED and not t.mistake
+            if hints.get(function_of[t.part])
+            and t.outcome in (Outcome.FAILED, Outcome.NOT_COUNTED)
+            and not t.mistake
             else t
             for t in tests
         ]
