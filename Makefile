@@ -3,20 +3,35 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint docs bench bench-dask bench-serve serve-demo schema release clean
+# They install the tested versions from the lock in requirements/ (hashes checked), then this
+# checkout without its dependencies; `make lock` regenerates the lock from pyproject's ranges.
+LOCK := requirements
+# What `make lock` passes to pip-compile, besides the extras of each file.
+COMPILE := --quiet --generate-hashes --strip-extras --no-emit-index-url --no-emit-find-links \
+	--unsafe-package qkv-kit
+
+.PHONY: demo test lint docs lock bench bench-dask bench-serve serve-demo schema release clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.base: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+$(VENV)/.base: pyproject.toml $(LOCK)/base.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)/base.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	$(BIN)/python -m compileall -q src solutions  # as pip does for an installed package
 	touch $@
 
-$(VENV)/.test: $(VENV)/.base
-	$(BIN)/pip install --quiet -e '.[test]'
+$(VENV)/.test: $(VENV)/.base $(LOCK)/test.txt
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)/test.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
+
+# After a change of dependencies in pyproject.toml: pin the newest versions its ranges allow.
+lock: | $(BIN)/python
+	$(BIN)/pip install --quiet pip-tools
+	$(BIN)/pip-compile $(COMPILE) -o $(LOCK)/base.txt pyproject.toml
+	$(BIN)/pip-compile $(COMPILE) --extra test -o $(LOCK)/test.txt pyproject.toml
 
 demo: $(VENV)/.base
 	$(BIN)/qkv demo --out demo-out
