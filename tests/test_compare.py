@@ -6,6 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
+from course_content import CATALOGUE, CONTENT
 from qkv.sandbox import wire
 from qkv.shipped import compare
 
@@ -153,8 +154,6 @@ def test_an_object_that_crossed_from_a_sandbox_is_named_by_its_type():
     ],
 )
 def test_an_error_is_named_only_by_the_mistake_that_raises_exactly_it(function, wrong, args):
-    from course_content import CATALOGUE, CONTENT
-
     try:
         wrong(*args)
     except ValueError as e:

@@ -22,6 +22,7 @@ from leftovers import kernel_keys, leftovers, require_strong_sandbox
 from qkv.grade.batch import grade
 from qkv.results import records as results
 from qkv.sandbox import host as sandbox
+from qkv.sandbox.host import PACKAGE_ROOT, SCRATCH_PREFIX
 from qkv.validate import synthetic
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -427,8 +428,6 @@ def test_ci_reaches_the_strongest_isolation_level():
 
 
 def test_what_a_submission_can_read_of_its_process_names_nothing_of_the_grader(batch):
-    from qkv.sandbox.host import PACKAGE_ROOT, SCRATCH_PREFIX
-
     r = result(batch, "prints_grader_secrets")
     printed = r.output
     assert "OS.ENVIRON" in printed and "ARGV" in printed

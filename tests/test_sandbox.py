@@ -11,7 +11,7 @@ import pytest
 import qkv
 from qkv.course.config import Limits
 from qkv.sandbox import folders, isolation, wire
-from qkv.sandbox.host import Sandbox
+from qkv.sandbox.host import PACKAGE_ROOT, Sandbox
 
 S = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
 
@@ -605,8 +605,6 @@ def test_a_child_inherits_no_command_line_or_environment_naming_the_grader(sb):
     child are the keeper's, so those must name no folder or setting of the grader's."""
     with session(sb, "import sys\ndef f(S):\n    return S\n") as s:
         assert s.call("f", [S]).kind == "returned"
-    from qkv.sandbox.host import PACKAGE_ROOT
-
     for pid in sb.zygote_pids:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             cmdline = f.read().decode()

@@ -4,7 +4,9 @@ on the pages and in the results, for both assignments (the browser tests look at
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import json
 import re
 
@@ -14,6 +16,8 @@ import pytest
 from course_content import COURSE, ROOT
 from graded_pages import graded
 from qkv.content import loader
+from qkv.grade import progress
+from qkv.quiz.grading import load_quiz
 from qkv.reports import class_report
 from qkv.results import records
 from qkv.sandbox import host
@@ -33,8 +37,6 @@ def page(out, student) -> str:
 
 
 def svgs(text: str) -> list[str]:
-    import base64
-
     return [
         base64.b64decode(m).decode("utf-8")
         for m in re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', text)
@@ -95,8 +97,6 @@ def test_a_syntax_error_is_said_at_most_a_few_times_on_its_page(run):
 
 def test_quiz_rows_show_their_questions(run):
     assignment, _, out = run
-    from qkv.quiz.grading import load_quiz
-
     questions = load_quiz(COURSE, assignment).questions
     said = words(page(out, "full"))
     first = " ".join(re.sub(r"\{(\w+)\}", r"\1", questions[0].text).split())[:40]
@@ -137,10 +137,6 @@ def test_the_terminal_part_table_lines_up(run):
 
 
 def test_progress_in_a_log_is_a_line_per_tenth_of_the_class_without_carriage_returns():
-    import io
-
-    from qkv.grade import progress
-
     log = io.StringIO()
     lines = progress.Lines(37, file=log)
     for _ in range(37):
