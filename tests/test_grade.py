@@ -375,7 +375,9 @@ def test_the_fixture_attention_matrix_is_kept_for_the_feedback_page_even_when_wr
     wrong = results.read(out / "results" / "mistake_softmax_axis0.json").recorded.get("attention")
     right = results.read(out / "results" / "honest_reference.json").recorded.get("attention")
     assert wrong is not None and right is not None and wrong != right
-    assert abs(sum(right[1]) - 1) < 1e-3 and right == fixture.build(ref).A.round(4).tolist()
+    # Kept to far inside the course's tolerance: the full-marks page compares it with the reference's.
+    assert abs(sum(right[1]) - 1) < 1e-9
+    assert np.allclose(right, fixture.build(ref).A, rtol=1e-11, atol=0)
     assert results.read(out / "results" / "stub.json").recorded.get("attention") is None
 
 
