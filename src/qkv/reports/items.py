@@ -172,13 +172,14 @@ def section(items: list[Item]) -> str:
         "<h2>Item analysis</h2>\n<p>Per quiz question and check: difficulty (the share of full "
         "marks), discrimination (point-biserial against the rest of the score, and the "
         "upper-lower 27 % index), flagged as PrairieLearn and Moodle do. Also in items.csv.</p>\n"
-        '<table><tr><th>item</th><th>kind</th><th class="num">difficulty</th>'
+        '<div class="scroll"><table><tr><th>item</th><th>kind</th><th class="num">difficulty</th>'
         '<th class="num">point-biserial</th><th class="num">upper-lower</th><th>flag</th></tr>\n'
-        f"{rows}</table>"
+        f"{rows}</table></div>"
     )
     if shares:
         text += (
-            "\n<p>Each misconception's share of the class:</p>\n<table><tr><th>misconception</th>"
-            f'<th>part</th><th class="num">students</th></tr>\n{shares}</table>'
+            '\n<p>Each misconception\'s share of the class:</p>\n<div class="scroll"><table><tr>'
+            f'<th>misconception</th><th>part</th><th class="num">students</th></tr>\n{shares}'
+            "</table></div>"
         )
     return text

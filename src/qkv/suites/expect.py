@@ -230,6 +230,7 @@ class Expect:
                 mistake,
                 args,
                 hidden,
+                Outcome.NOT_COUNTED,
             )
         return value
 
