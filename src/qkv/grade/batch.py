@@ -58,11 +58,6 @@ class Summary:
     missing: list[str] = field(default_factory=list)  # on the roster, no submission
     unexpected: list[str] = field(default_factory=list)  # graded, not on the roster
 
-    @property
-    def not_graded(self) -> list[str]:
-        """Of discovery's lines, those of entries skipped (the rest are notes on graded ones)."""
-        return [line for line in self.skipped if ": skipped, " in line]
-
 
 SHOWN = 5  # students named per line of the summary
 

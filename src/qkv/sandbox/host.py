@@ -31,8 +31,7 @@ from qkv.sandbox import folders, imports, isolation, slots
 from qkv.sandbox.ops import Op, ZygoteGone
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-# The keeper's whole command line: no path, no setting (those come on its stdin).
-KEEPER_BOOT = (
+KEEPER_BOOT = (  # the keeper's whole command line: no path, no setting (those come on stdin)
     "import json, sys; s = json.loads(sys.stdin.buffer.readline()); "
     "sys.path.insert(0, s.pop('root')); from qkv.sandbox import zygote; zygote.main(s)"
 )
@@ -153,15 +152,9 @@ class Sandbox:
             "OMP_NUM_THREADS": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
         }
-        settings = {
-            "root": str(PACKAGE_ROOT),
-            "fd": theirs.fileno(),
-            "grader": os.getpid(),
-            "where": where,
-            "config": self._children_config(),
-        }
-        # The settings go in on stdin: a submission's process inherits the keeper's argv and
-        # environment, and can read them in /proc/self (cmdline, environ) or sys.argv.
+        settings = {"root": str(PACKAGE_ROOT), "fd": theirs.fileno(), "grader": os.getpid()}
+        settings.update(where=where, config=self._children_config())
+        # On stdin: a child inherits the keeper's argv and environment (/proc/self, sys.argv).
         self._proc = subprocess.Popen(
             [sys.executable, "-c", KEEPER_BOOT],
             pass_fds=[theirs.fileno()],
@@ -170,12 +163,11 @@ class Sandbox:
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
         )
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(json.dumps(settings).encode() + b"\n")
-            self._proc.stdin.close()
+        try:  # if the keeper ended already, its first answer never comes, and that is handled
+            self._proc.stdin.write(json.dumps(settings).encode() + b"\n")  # type: ignore[union-attr]
+            self._proc.stdin.close()  # type: ignore[union-attr]
         except OSError:
-            pass  # the keeper ended already: its first answer never comes, and that is handled
+            pass
         theirs.close()
         for (
             procs

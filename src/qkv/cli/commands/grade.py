@@ -94,7 +94,7 @@ def _print_summary(course, args: argparse.Namespace, summary) -> None:
         print(line)
     print(
         f"graded {summary.graded} submissions, reused {summary.reused} earlier results, "
-        f"skipped {len(summary.not_graded)} in {summary.seconds:.1f} s; isolation: {summary.isolation}"
+        f"skipped {sum(': skipped, ' in line for line in summary.skipped)} in {summary.seconds:.1f} s; isolation: {summary.isolation}"
     )
     for line in grade.regraded_lines(summary):
         print(line)
