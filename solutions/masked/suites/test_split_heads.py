@@ -16,10 +16,5 @@ def test_other_shapes_and_head_counts(expect, rng, n_cases, cases):
         expect.same("split_heads", *cases.projection_heads(rng))
 
 
-def test_one_head_is_the_whole_projection(expect, rng, cases):
-    X, _ = cases.projection_heads(rng)
-    expect.same("split_heads", X, 1)
-
-
 def test_input_is_left_unchanged(expect, rng, cases):
     expect.unchanged("split_heads", *cases.projection_heads(rng))
