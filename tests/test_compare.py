@@ -72,7 +72,10 @@ def test_all_close_first_entry_shortcut_agrees_with_close_on_random_arrays():
 
 def _same_as_specified(a, b, rtol, atol):
     """same() as it is specified: a list of values stands for a tuple, a list or tuple of rows for the
-    array it spells; tuples match item by item, arrays by shape and close()."""
+    array it spells; tuples match item by item, arrays by shape and close(); None and strings
+    exactly."""
+    if b is None or isinstance(b, str):
+        return type(a) is type(b) and a == b
     if isinstance(a, list) and isinstance(b, tuple):
         a = tuple(a)
     elif isinstance(a, (tuple, list)) and not isinstance(b, tuple):
@@ -164,3 +167,73 @@ def test_an_error_is_named_only_by_the_mistake_that_raises_exactly_it(function, 
     signature = crashes[0][1]
     assert compare.crash_problem(f"raised {signature} (line 2)", crashes[:1]) == crashes[0][0]
     assert compare.crash_problem(f"raised {signature}", [crashes[0], ("other", signature)]) is None
+
+
+MASK = np.tril(np.ones((3, 3), dtype=bool))
+
+
+@pytest.mark.parametrize(
+    "actual, expected, wanted",
+    [
+        (MASK.copy(), MASK, None),
+        (MASK.astype(float), MASK, "is an array of float64, expected an array of booleans"),
+        (~MASK, MASK, "differ"),
+        (MASK.T, MASK, "differ"),
+        (MASK.tolist(), MASK, None),
+        (np.arange(4), np.arange(4), None),
+        (np.arange(4).astype(np.int32), np.arange(4), None),
+        (np.arange(4) + 0.0, np.arange(4), "expected an array of integers"),
+        (np.arange(4) + 1, np.arange(4), "differ"),
+        (3, 3, None),
+        (np.int64(3), 3, None),
+        (3.0, 3, "is float, expected an int"),
+        (True, 3, "is bool, expected an int"),
+        (4, 3, "is 4"),
+        (True, True, None),
+        (np.bool_(False), False, None),
+        (1, True, "expected a bool"),
+        (None, None, None),
+        ("x", "x", None),
+        ("y", "x", "'y'"),
+        ({"n": 2, "mask": MASK}, {"n": 2, "mask": MASK}, None),
+        ({"n": 2}, {"n": 2, "mask": MASK}, "lacks the key 'mask'"),
+        (
+            {"n": 2, "mask": ~MASK},
+            {"n": 2, "mask": MASK},
+            "the result['mask'][0, 0] is False, expected True",
+        ),
+        ([1, [True]], [1, [True]], None),
+        ((MASK, 2), (MASK, 2), None),
+        ((MASK, 2.0), (MASK, 2), "item 1 is float, expected an int"),
+        (0.5 + 1e-12, 0.5, None),
+    ],
+)
+def test_exact_values_compare_exactly_and_floats_within_tolerance(actual, expected, wanted):
+    """Bool and int arrays, ints, bools, None and strings compare exactly (a mask must be a mask);
+    floats within the tolerance; containers item by item. With the message saying what differs."""
+    msg = compare.problem(actual, expected, rtol=1e-6, atol=1e-9)
+    assert (msg is None) == (wanted is None), msg
+    if wanted:
+        assert wanted in msg, msg
+    assert compare.same(actual, expected, 1e-6, 1e-9) == (wanted is None)
+
+
+def test_copies_and_identity_keep_types():
+    value = {"mask": MASK, "n": 2, "rows": [np.arange(3), (1.5, None)]}
+    copied = compare.copy_value(value)
+    assert compare.identical(copied, value)
+    copied["rows"][0][0] = 7
+    assert not compare.identical(copied, value) and value["rows"][0][0] == 0
+    assert not compare.identical(1, 1.0) and not compare.identical(MASK, MASK.astype(np.uint8))
+    assert compare.identical(float("nan"), float("nan"))
+
+
+def test_close_agrees_with_numpy_isclose_on_every_pair_of_special_values():
+    """An infinity is close only to itself: -1e9 where -inf is expected is a wrong value."""
+    a, b = np.array(SPECIAL)[:, None], np.array(SPECIAL)[None, :]
+    a, b = np.broadcast_arrays(a, b)
+    with np.errstate(all="ignore"):
+        assert np.array_equal(
+            compare.close(a, b, 1e-6, 1e-8), np.isclose(a, b, 1e-6, 1e-8, equal_nan=True)
+        )
+    assert compare.problem(np.array([-1e9, 0.0]), np.array([-np.inf, 0.0]), rtol=1e-6, atol=1e-9)

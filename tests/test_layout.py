@@ -146,6 +146,9 @@ def test_the_trusted_package_imports_no_module_by_a_bare_name_a_students_folder_
 def test_the_student_bundle_imports_its_siblings_by_their_bare_names(course, assignment):
 
     files = release.build(course, assignment)
-    assert "from compare import crash_problem, problem" in files["public_checks.py"]
+    assert (
+        "from compare import copy_value, crash_problem, identical, problem"
+        in files["public_checks.py"]
+    )
     bundle = files["public_checks.py"] + files["compare.py"]
     assert "from qkv" not in bundle and "import qkv" not in bundle

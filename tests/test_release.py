@@ -23,6 +23,7 @@ def test_steps_run_in_this_order():
         "check_stub_signatures",
         "add_public_checks",
         "add_public_cases",
+        "check_reference_passes",
         "add_student_readme",
         "add_quiz",
         "add_notebook",

@@ -84,11 +84,10 @@ def test_identical_means_bit_for_bit_with_the_same_type():
     assert not calls.identical(np.array([0.0]), np.array([-0.0]))  # equal, but not the same bits
     assert not calls.identical(a, a.astype(np.float32))
     assert not calls.identical(a, a.T.copy()) and not calls.identical(a, a.reshape(4))
-    assert (
-        not calls.identical((a,), a)
-        and not calls.identical([a], (a,))
-        and not calls.identical(1.0, 1.0)
-    )
+    assert not calls.identical((a,), a) and not calls.identical([a], (a,))
+    # any value the wire carries, type for type: a float is not the int it equals
+    assert calls.identical(1.0, 1.0) and not calls.identical(1.0, 1) and calls.identical(3, 3)
+    assert not calls.identical(True, 1) and calls.identical({"n": [a]}, {"n": [a.copy()]})
     # what the planning pass takes as right uncompared: identical float64 values only (inf and nan too)
     odd = np.array([np.inf, -np.inf, np.nan, -0.0])
     assert calls._identical_floats((a, odd), (a.copy(), odd.copy()))

@@ -12,6 +12,7 @@ import qkv
 from qkv.course.config import Limits
 from qkv.sandbox import folders, isolation, wire
 from qkv.sandbox.host import PACKAGE_ROOT, Sandbox
+from qkv.shipped import compare
 
 S = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
 
@@ -26,15 +27,81 @@ def session(sb, source: str):
     return sb.open({"attention.py": source.encode()}, entry="attention.py")
 
 
-def test_values_cross_as_plain_float64_arrays(sb):
-    with session(
-        sb, "import numpy as np\ndef f(S):\n    return (S.astype(np.float32), [1, 2], None, 'x')\n"
-    ) as s:
+def test_returned_values_cross_with_their_types(sb):
+    body = (
+        "import numpy as np\n"
+        "def f(S):\n"
+        "    return (S.astype(np.float32), [1, 2.5], None, 'x', S > 1, np.int64(3), True,\n"
+        "            {'n': 4, 'mask': np.eye(2, dtype=bool)}, np.float64(0.5), float('nan'), 2**70)\n"
+    )
+    with session(sb, body) as s:
         r = s.call("f", [S])
     assert r.kind == "returned"
-    arr, row, none, other = r.value
-    assert type(arr) is np.ndarray and arr.dtype == np.float64 and np.array_equal(arr, S)
-    assert np.array_equal(row, [1.0, 2.0]) and none is None and isinstance(other, wire.Other)
+    f32, row, none, text, mask, i64, flag, table, f64, nan, big = r.value
+    assert type(f32) is np.ndarray and f32.dtype == np.float32 and np.array_equal(f32, S)
+    assert row == [1, 2.5] and [type(x) for x in row] == [int, float]
+    assert none is None and text == "x" and flag is True
+    assert mask.dtype == np.bool_ and np.array_equal(mask, S > 1)
+    assert type(i64) is np.int64 and i64 == 3 and type(f64) is np.float64 and f64 == 0.5
+    assert table["n"] == 4 and table["mask"].dtype == np.bool_ and table["mask"].trace() == 2
+    assert type(nan) is float and nan != nan
+    assert isinstance(big, wire.Other) and big.type_name == "int too large to send"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        4,
+        -3,
+        True,
+        None,
+        2.0,
+        "two plus three",
+        np.int32(7),
+        np.bool_(False),
+        np.arange(6).reshape(2, 3),
+        np.tril(np.ones((3, 3), dtype=bool)),
+        np.linspace(0, 1, 4, dtype=np.float32),
+        (np.eye(2), 2),
+        [1, [2, (3.0, None)]],
+        {"heads": 2, "mask": np.ones(3, dtype=bool), 5: "five"},
+    ],
+)
+def test_inputs_reach_student_code_as_the_suite_made_them(sb, value):
+    """The student's function sees the value itself (its type and dtype), and hands it back."""
+    body = (
+        "def f(x):\n    return (type(x).__name__, getattr(x, 'dtype', None) and str(x.dtype), x)\n"
+    )
+    with session(sb, body) as s:
+        r = s.call("f", [value])
+    assert r.kind == "returned" and not any(r.inputs_changed)
+    name, dtype, back = r.value
+    assert name == type(value).__name__
+    assert dtype == (str(value.dtype) if hasattr(value, "dtype") else None)
+    assert compare.identical(back, value)
+
+
+def test_an_input_list_changed_in_place_is_reported(sb):
+    with session(sb, "def f(x, n):\n    x.append(n)\n    return len(x)\n") as s:
+        r = s.call("f", [[1, 2], 3])
+    assert r.kind == "returned" and r.value == 3 and r.inputs_changed == (True, False)
+
+
+def test_values_the_wire_cannot_carry_cross_as_their_type_name(sb):
+    body = "import numpy as np\ndef f(S):\n    return (np.array(['a']), object(), 1j, [0] * 5000)\n"
+    with session(sb, body) as s:
+        r = s.call("f", [S])
+    assert [v.type_name for v in r.value] == [
+        "array of <U1",
+        "object",
+        "complex",
+        "list of 5000 items",
+    ]
+
+
+def test_the_grader_refuses_to_send_what_the_wire_cannot_carry(sb):
+    with session(sb, "def f(x):\n    return x\n") as s, pytest.raises(TypeError, match="object"):
+        s.call("f", [object()])
 
 
 def test_modified_inputs_are_reported_one_by_one(sb):
@@ -144,6 +211,13 @@ def test_each_sandbox_has_a_processor_share_of_its_own_whatever_its_submission_s
     assert groups == {box.cgroup: {f"/qkv/{box.cgroup}"} for box in (one, two)}
 
 
+def _nested(levels: int):
+    tree = None
+    for _ in range(levels):
+        tree = ["t", tree]
+    return tree
+
+
 @pytest.mark.parametrize(
     "tree, payload, message",
     [
@@ -153,11 +227,20 @@ def test_each_sandbox_has_a_processor_share_of_its_own_whatever_its_submission_s
         ([-1], b"", "shape is malformed"),
         ([True, 2], b"", "shape is malformed"),
         ([2.0], b"", "shape is malformed"),
-        (["3"], b"", "shape is malformed"),
-        (["t", *[None] * 100], b"", "tuple is malformed"),
-        (["t", ["t", ["t", ["t", ["t", None]]]]], b"", "malformed"),
+        (["3"], b"", "tree is malformed"),
+        (["t", *[None] * 5000], b"", "tuple is malformed"),
+        (["d", 1], b"", "dict is malformed"),
+        (["d", ["l"], 1], b"", "dict is malformed"),
+        (_nested(wire.MAX_NESTING + 1), b"", "malformed"),
+        (["a", "<c16", [1]], bytes(16), "malformed"),
+        (["a", "|O", [1]], bytes(8), "malformed"),
+        (["a", "|b1", [2]], b"\x01\x07" + bytes(6), "other than 0 and 1"),
+        (["s", "<i8"], b"", "larger than the payload"),
+        (["f"], bytes(4), "larger than the payload"),
+        (2**64, b"", "out of bounds"),
+        ("x" * 70_000, b"", "too long"),
         ({"t": "pickle"}, b"", "malformed"),
-        (3, b"", "malformed"),
+        (3.5, b"", "malformed"),
         ([1, 2], b"", "larger than the payload"),
     ],
 )
@@ -176,16 +259,13 @@ def test_bad_headers_are_rejected(head):
 
 def test_values_decode_from_a_writable_payload_as_views_each_its_own_stretch():
     arrays = []
-    tree = wire.encode_value((S, S[0], 2.0, "text"), arrays)
-    payload = bytearray(b"".join(a.tobytes() for a in arrays))
-    (a, b, c, d), end = wire.decode_value(tree, payload)
-    assert end == len(payload) and all(
-        v.flags.writeable and v.dtype == np.float64 for v in (a, b, c)
-    )
+    tree = wire.encode_value((S, S[0], S > 2, 2.0, "text"), arrays)
+    payload = bytearray(b"".join(map(wire.array_bytes, arrays)))
+    (a, b, mask, c, d), end = wire.decode_value(tree, payload)
+    assert end == len(payload) and all(v.flags.writeable for v in (a, b, mask))
     a[...] = 0.0
-    assert (
-        np.array_equal(b, S[0]) and c == 2.0 and isinstance(d, wire.Other) and d.type_name == "str"
-    )
+    assert np.array_equal(b, S[0]) and np.array_equal(mask, S > 2) and mask.dtype == np.bool_
+    assert type(c) is float and c == 2.0 and d == "text"
     (copied,), _ = wire.decode_value(["t", [3]], bytes(24))
     assert copied.flags.writeable
 
@@ -287,12 +367,15 @@ def test_a_child_is_born_under_the_seccomp_filter_and_cannot_leave_its_namespace
 
 
 def test_a_batch_whose_child_dies_comes_back_short_and_blames_no_call(sb):
-    """Without `stream` the child answers at the end: a crash on the way says nothing of which call
-    did it, so no call is blamed (the caller asks again call by call); with `stream`, the one that did."""
+    """Without `stream` a batch whose child dies comes back short (with the calls answered before,
+    one by one), and no call is blamed (the caller asks again call by call); with `stream`, the one
+    that did."""
     source = "import os\ndef ok(S):\n    return S\ndef crash(S):\n    os._exit(3)\n"
     calls = [("ok", [S]), ("crash", [S]), ("ok", [S])]
     with session(sb, source) as s:
         assert s.call_many(calls, stream=False) == []
+    with session(sb, source) as s:
+        assert [r.kind for r in s.call_many(calls, stream=False, one_by_one=True)] == ["returned"]
     with session(sb, source) as s:
         first, second = s.call_many(calls, stream=True)
     assert first.kind == "returned" and second.kind == "exited"
@@ -613,3 +696,29 @@ def test_a_child_inherits_no_command_line_or_environment_naming_the_grader(sb):
         for text in (cmdline, environ):
             assert str(PACKAGE_ROOT) not in text and "qkv-sandbox-" not in text
             assert "PYTHONPATH" not in text and "runtime_paths" not in text
+
+
+SCAN = """import numpy as np
+
+
+def f(x):
+    region = x
+    while isinstance(region, np.ndarray) and region.base is not None:
+        region = region.base
+    words = np.frombuffer(region, dtype=np.float64)
+    return int(np.count_nonzero(words == 12345.678))
+"""
+
+
+def test_calls_sent_one_by_one_cannot_read_the_inputs_of_calls_not_yet_made(sb):
+    """The child's inputs are views of its shared region. A batch puts every call's inputs there
+    before the first runs (docs/internals/sandbox.md); sent one by one, the region read whole during
+    the first call holds that call's inputs only, not the next call's."""
+    secret = np.full(16, 12345.678)
+    with session(sb, SCAN) as s:
+        first, second = s.call_many([("f", [S]), ("f", [secret])], one_by_one=True)
+    assert (first.kind, first.value) == ("returned", 0)
+    assert (second.kind, second.value) == ("returned", 16)
+    with session(sb, SCAN) as s:
+        first, _ = s.call_many([("f", [S]), ("f", [secret])])
+    assert (first.kind, first.value) == ("returned", 16)  # as the page says: a batch is all there

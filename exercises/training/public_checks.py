@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from compare import crash_problem, problem
+# in the bundle: from compare import ...
+from compare import copy_value, crash_problem, identical, problem
 
 CASES_FILE = "public_cases.json"
 
@@ -38,16 +39,39 @@ class Line:
 
 
 def decode(value):
-    """Turn the JSON form back into arrays and tuples of arrays."""
-    if isinstance(value, dict) and "tuple" in value:
+    """A value from its JSON form in public_cases.json (see encode)."""
+    if isinstance(value, list):
+        return np.array(value, dtype=np.float64)
+    if not isinstance(value, dict):
+        return value  # None, a bool, an int, a float or a string
+    if "tuple" in value:
         return tuple(decode(v) for v in value["tuple"])
-    return np.array(value, dtype=np.float64)
+    if "list" in value:
+        return [decode(v) for v in value["list"]]
+    if "dict" in value:
+        return {decode(k): decode(v) for k, v in value["dict"]}
+    if "scalar" in value:
+        return np.dtype(value["dtype"]).type(value["scalar"])
+    return np.array(value["array"], dtype=value.get("dtype", "float64")).reshape(value["shape"])
 
 
 def encode(value):
+    """A value's JSON form: a float64 array as nested lists; None, bools, ints, floats and strings
+    as themselves; other arrays, numpy scalars, tuples, lists and dicts as an object that says
+    which they are, so that each reads back as the type it was."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == np.float64 and value.ndim and value.size:
+            return value.tolist()
+        return {"array": value.tolist(), "dtype": value.dtype.name, "shape": list(value.shape)}
+    if isinstance(value, np.generic):
+        return {"scalar": value.item(), "dtype": value.dtype.name}
     if isinstance(value, tuple):
         return {"tuple": [encode(v) for v in value]}
-    return np.asarray(value, dtype=np.float64).tolist()
+    if isinstance(value, list):
+        return {"list": [encode(v) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
+    return value
 
 
 def load_cases(path: Path | str | None = None) -> dict:
@@ -144,14 +168,14 @@ def direct_call(module, file_name: str = "your file"):
         fn = getattr(module, function, None)
         if not callable(fn):
             raise Exception(f"{file_name} defines no function {function}()")
-        copies = [a.copy() for a in args]
+        copies = [copy_value(a) for a in args]
         try:
             value = fn(*copies)
         except NotImplementedError:
             raise NotImplementedYet() from None
         except Exception as e:
             raise Exception(f"raised {type(e).__name__}: {e}") from None
-        changed = [not np.array_equal(a, c, equal_nan=True) for a, c in zip(args, copies)]
+        changed = [not identical(a, c) for a, c in zip(args, copies)]
         return value, changed
 
     return call

@@ -1,7 +1,7 @@
 """The misconception catalogue of the attention assignment: every known wrong variant, in one place.
 
-Each entry is a wrong implementation of one function with the one sentence that tells a student
-what to fix. The engine recognises a failing output by running these on the same inputs, and
+Each entry is a wrong implementation of one function (written out, or as an edit of the
+reference's own function) with the one sentence that tells a student what to fix. The engine recognises a failing output by running these on the same inputs, and
 `qkv validate` splices each into the reference to prove the hidden suites catch it.
 """
 
@@ -12,10 +12,7 @@ CATALOGUE: tuple[Mistake, ...] = (
         "project_swapped_qk",
         "project",
         "Q and K are swapped: the Query comes from X @ W_q and the Key from X @ W_k.",
-        """
-        def project(X, W_q, W_k, W_v):
-            return X @ W_k, X @ W_q, X @ W_v
-        """,
+        edit=(("return Q, K, V", "return K, Q, V"),),
     ),
     Mistake(
         "project_transposed",
@@ -30,28 +27,19 @@ CATALOGUE: tuple[Mistake, ...] = (
         "project_value_from_wk",
         "project",
         "V is projected with W_k: each of Q, K and V has its own matrix, and V uses W_v.",
-        """
-        def project(X, W_q, W_k, W_v):
-            return X @ W_q, X @ W_k, X @ W_k
-        """,
+        edit=(("V = X @ W_v", "V = X @ W_k"),),
     ),
     Mistake(
         "project_key_from_wq",
         "project",
         "K is projected with W_q, so every Key equals its Query: K comes from X @ W_k.",
-        """
-        def project(X, W_q, W_k, W_v):
-            return X @ W_q, X @ W_q, X @ W_v
-        """,
+        edit=(("K = X @ W_k", "K = X @ W_q"),),
     ),
     Mistake(
         "project_order_qvk",
         "project",
         "the tuple is in the wrong order: return (Q, K, V), Queries first, then Keys, then Values.",
-        """
-        def project(X, W_q, W_k, W_v):
-            return X @ W_q, X @ W_v, X @ W_k
-        """,
+        edit=(("return Q, K, V", "return Q, V, K"),),
     ),
     Mistake(
         "project_in_place",
@@ -68,43 +56,26 @@ CATALOGUE: tuple[Mistake, ...] = (
         "score_transposed",
         "score",
         "the scores are transposed (K Q^T): row i must hold query i against every key, so compute Q @ K.T.",
-        """
-        def score(Q, K):
-            return K @ Q.T
-        """,
+        edit=(("Q @ K.T", "K @ Q.T"),),
     ),
     Mistake(
         "score_scaled",
         "score",
         "the scores are divided by sqrt(d_k): this exercise asks for raw dot products, without the scaling.",
-        """
-        def score(Q, K):
-            return Q @ K.T / np.sqrt(Q.shape[-1])
-        """,
+        edit=(("Q @ K.T", "Q @ K.T / np.sqrt(Q.shape[-1])"),),
     ),
     Mistake(
         "score_no_transpose",
         "score",
         "Q @ K multiplies each Query with the columns of K, not with the Keys: transpose K, S = Q @ K.T.",
-        """
-        def score(Q, K):
-            return Q @ K
-        """,
-        alternatives=(
-            """
-        def score(Q, K):
-            return np.dot(Q, K)
-        """,
-        ),
+        edit=(("Q @ K.T", "Q @ K"),),
+        alternatives=("np.dot(Q, K)",),
     ),
     Mistake(
         "score_scaled_dk",
         "score",
         "the scores are divided by d_k: this exercise asks for raw dot products (and the usual scaling would be sqrt(d_k), not d_k).",
-        """
-        def score(Q, K):
-            return Q @ K.T / Q.shape[-1]
-        """,
+        edit=(("Q @ K.T", "Q @ K.T / Q.shape[-1]"),),
     ),
     Mistake(
         "score_cosine",
@@ -141,41 +112,31 @@ CATALOGUE: tuple[Mistake, ...] = (
         "softmax_axis0",
         "softmax",
         "columns sum to 1 but rows do not: normalise along the last axis (axis=-1), one row per query.",
-        """
-        def softmax(S):
-            e = np.exp(S - S.max(axis=0, keepdims=True))
-            return e / e.sum(axis=0, keepdims=True)
-        """,
+        edit=(("S.max(axis=-1", "S.max(axis=0"), ("e.sum(axis=-1", "e.sum(axis=0")),
     ),
     Mistake(
         "softmax_global",
         "softmax",
         "the whole matrix sums to 1 instead of each row: normalise each row on its own (axis=-1, keepdims=True).",
-        """
-        def softmax(S):
-            e = np.exp(S - S.max())
-            return e / e.sum()
-        """,
+        edit=(
+            ("S.max(axis=-1, keepdims=True)", "S.max()"),
+            ("e.sum(axis=-1, keepdims=True)", "e.sum()"),
+        ),
     ),
     Mistake(
         "softmax_no_max",
         "softmax",
         "exp() overflows to inf/nan for large scores: subtract each row's maximum before exp() (it does not change the result).",
-        """
-        def softmax(S):
-            e = np.exp(S)
-            return e / e.sum(axis=-1, keepdims=True)
-        """,
+        edit=(("S - S.max(axis=-1, keepdims=True)", "S"),),
     ),
     Mistake(
         "softmax_no_keepdims",
         "softmax",
         "the row maxima or sums broadcast along the wrong axis: keep the reduced axis with keepdims=True.",
-        """
-        def softmax(S):
-            e = np.exp(S - S.max(axis=-1))
-            return e / e.sum(axis=-1)
-        """,
+        edit=(
+            ("S.max(axis=-1, keepdims=True)", "S.max(axis=-1)"),
+            ("e.sum(axis=-1, keepdims=True)", "e.sum(axis=-1)"),
+        ),
     ),
     Mistake(
         "softmax_uniform",
@@ -203,41 +164,25 @@ CATALOGUE: tuple[Mistake, ...] = (
         "softmax_min_shift",
         "softmax",
         "each row's minimum is subtracted before exp(): the largest score then overflows; subtract each row's maximum, so the largest exponent is exp(0) = 1.",
-        """
-        def softmax(S):
-            e = np.exp(S - S.min(axis=-1, keepdims=True))
-            return e / e.sum(axis=-1, keepdims=True)
-        """,
+        edit=(("S.max(", "S.min("),),
     ),
     Mistake(
         "softmax_mean_shift",
         "softmax",
         "each row's mean is subtracted before exp(): scores far above the mean still overflow; subtract each row's maximum instead.",
-        """
-        def softmax(S):
-            e = np.exp(S - S.mean(axis=-1, keepdims=True))
-            return e / e.sum(axis=-1, keepdims=True)
-        """,
+        edit=(("S.max(", "S.mean("),),
     ),
     Mistake(
         "softmax_first_shift",
         "softmax",
         "each row's first score is subtracted before exp(): a larger score later in the row still overflows; subtract each row's maximum instead.",
-        """
-        def softmax(S):
-            e = np.exp(S - S[..., :1])
-            return e / e.sum(axis=-1, keepdims=True)
-        """,
+        edit=(("S.max(axis=-1, keepdims=True)", "S[..., :1]"),),
     ),
     Mistake(
         "softmax_global_max",
         "softmax",
         "the maximum of the whole matrix is subtracted, not each row's own: a row far below it underflows to 0/0; use S.max(axis=-1, keepdims=True).",
-        """
-        def softmax(S):
-            e = np.exp(S - S.max())
-            return e / e.sum(axis=-1, keepdims=True)
-        """,
+        edit=(("S.max(axis=-1, keepdims=True)", "S.max()"),),
     ),
     Mistake(
         "softmax_no_exp",
@@ -252,10 +197,7 @@ CATALOGUE: tuple[Mistake, ...] = (
         "softmax_unnormalised",
         "softmax",
         "the exponentials are not divided by their row's sum, so rows do not sum to 1: divide by e.sum(axis=-1, keepdims=True).",
-        """
-        def softmax(S):
-            return np.exp(S - S.max(axis=-1, keepdims=True))
-        """,
+        edit=(("e / e.sum(axis=-1, keepdims=True)", "e"),),
     ),
     Mistake(
         "softmax_argmax",
@@ -295,19 +237,14 @@ CATALOGUE: tuple[Mistake, ...] = (
         "softmax_temperature",
         "softmax",
         "the scores are divided (or multiplied) by a temperature before exp(): this softmax has none; use exp(s_j - max) as it is.",
-        """
-        def softmax(S):
-            z = S / 2
-            e = np.exp(z - z.max(axis=-1, keepdims=True))
-            return e / e.sum(axis=-1, keepdims=True)
-        """,
+        edit=(
+            (
+                "shifted = S - S.max(axis=-1, keepdims=True)",
+                "z = S / 2\n    shifted = z - z.max(axis=-1, keepdims=True)",
+            ),
+        ),
         alternatives=tuple(
-            f"""
-        def softmax(S):
-            z = S * {c}
-            e = np.exp(z - z.max(axis=-1, keepdims=True))
-            return e / e.sum(axis=-1, keepdims=True)
-        """
+            f"z = S * {c}\n    shifted = z - z.max(axis=-1, keepdims=True)"
             for c in (0.1, 0.2, 0.25, 1 / 3, 2, 3, 4, 5, 10)
         ),
     ),
@@ -315,11 +252,7 @@ CATALOGUE: tuple[Mistake, ...] = (
         "softmax_axis1",
         "softmax",
         "axis=1 only exists for a 2-D matrix: softmax must also take one 1-D row, so use the last axis, axis=-1.",
-        """
-        def softmax(S):
-            e = np.exp(S - S.max(axis=1, keepdims=True))
-            return e / e.sum(axis=1, keepdims=True)
-        """,
+        edit=(("S.max(axis=-1", "S.max(axis=1"), ("e.sum(axis=-1", "e.sum(axis=1")),
     ),
     Mistake(
         "softmax_clipped",

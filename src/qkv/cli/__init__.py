@@ -20,6 +20,7 @@ from qkv.cli.commands import (
     grade,
     gradescope,
     nbgrader,
+    new_assignment,
     quiz,
     release,
     serve,
@@ -42,6 +43,7 @@ COMMANDS = (
     nbgrader,
     serve,
     submit,
+    new_assignment,
 )
 
 

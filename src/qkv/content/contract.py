@@ -1,11 +1,17 @@
 """The content contract: every name the engine reads from an assignment's `content.py`, declared once.
 
-The loader checks the required names; the docs site renders this table as its reference page.
+The loader checks every name against it (present when required, of its form when given) and says
+in one line what is wrong; the docs site renders this table as its reference page.
 """
 
 from __future__ import annotations
 
+import inspect
+import types
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from qkv.content.mistakes import Mistake
 
 
 @dataclass(frozen=True)
@@ -16,31 +22,89 @@ class Hook:
     form: str  # how it is written: a value's type, or a function's signature
     meaning: str
     default: str | None = None  # None: the name is required
+    fits: Callable[[object], bool] = lambda value: True  # whether a given value has the form
 
     @property
     def required(self) -> bool:
         return self.default is None
 
 
+def _names(value) -> bool:
+    return isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value)
+
+
+def _names_or_name(value) -> bool:
+    return isinstance(value, str) or _names(value)
+
+
+def _mistakes(value) -> bool:
+    return isinstance(value, (tuple, list)) and all(isinstance(m, Mistake) for m in value)
+
+
+def _function(*names: str) -> Callable[[object], bool]:
+    """A function that takes (at least) these positional arguments."""
+
+    def fits(value) -> bool:
+        if not callable(value):
+            return False
+        try:
+            inspect.signature(value).bind(*names)
+        except TypeError:
+            return False
+        except ValueError:  # no signature to read (a builtin): taken as it is
+            return True
+        return True
+
+    return fits
+
+
+def _dict_of(keys: type, values: Callable[[object], bool]) -> Callable[[object], bool]:
+    return lambda value: (
+        isinstance(value, dict) and all(isinstance(k, keys) and values(v) for k, v in value.items())
+    )
+
+
+def _quiz_compute(value) -> bool:
+    return (
+        isinstance(value, (tuple, list))
+        and len(value) == 2
+        and _names(value[0])
+        and callable(value[1])
+    )
+
+
 HOOKS: tuple[Hook, ...] = (
-    Hook("FUNCTIONS", "tuple[str, ...]", "the functions students write, in order"),
-    Hook("MISTAKES", "tuple[qkv.content.mistakes.Mistake, ...]", "the catalogue of mistakes"),
+    Hook(
+        "FUNCTIONS",
+        "tuple[str, ...]",
+        "the functions students write, in order",
+        fits=lambda v: _names(v) and len(v) > 0,
+    ),
+    Hook(
+        "MISTAKES",
+        "tuple[qkv.content.mistakes.Mistake, ...]",
+        "the catalogue of mistakes",
+        fits=_mistakes,
+    ),
     Hook(
         "example",
         "example(reference) or example(reference, seed)",
         "the worked example, with `.as_json()`, `.render()` and `.matrices()` -> "
         "`{name: (values, rows, cols)}`; a hook that takes `seed` gets the course's seed",
+        fits=lambda v: _function("reference")(v) or _function("reference", "seed")(v),
     ),
     Hook(
         "public_cases",
         "public_cases(reference, example) -> {function: [(case name, args), ...]}",
         "the fixed cases the release's public checks run",
+        fits=_function("reference", "example"),
     ),
     Hook(
         "TUPLE_NAMES",
         "dict[str, tuple[str, ...]]",
         "for a function that returns a tuple, the names of its items",
         "`{}`",
+        fits=_dict_of(str, _names),
     ),
     Hook(
         "CHAIN",
@@ -48,38 +112,50 @@ HOOKS: tuple[Hook, ...] = (
         "the function (or functions) that call those listed before them; their part is graded "
         "through the student's own functions",
         "`()`",
+        fits=_names_or_name,
     ),
-    Hook("cases", "module", "random case generators, given to the suites as `cases`", "`None`"),
+    Hook(
+        "cases",
+        "module",
+        "random case generators, given to the suites as `cases`",
+        "`None`",
+        fits=lambda v: isinstance(v, types.ModuleType),
+    ),
     Hook(
         "HONEST_VARIANTS",
         "dict[str, dict[str, str]]",
         "correct solutions written differently, `{variant: {function: source}}`: they must keep "
         "full marks in `qkv demo`",
         "`{}`",
+        fits=_dict_of(str, _dict_of(str, lambda v: isinstance(v, str))),
     ),
     Hook(
         "ENDLESS",
         "str",
         "the function the synthetic class's endless loop goes into",
         "the first of `FUNCTIONS`",
+        fits=lambda v: isinstance(v, str),
     ),
     Hook(
         "QUIZ_COMPUTE",
         "dict[str, tuple[tuple[str, ...], Callable]]",
         "answers the quiz computes: `{name: (input names, fn(reference, *inputs))}`",
         "`{}`",
+        fits=_dict_of(str, _quiz_compute),
     ),
     Hook(
         "feedback_section",
         "feedback_section(recorded, example, tolerance) -> qkv.content.figures.Section or None",
         "what a student's feedback page draws from the values the suites recorded",
         "`None`",
+        fits=_function("recorded", "example", "tolerance"),
     ),
     Hook(
         "NOTEBOOK_SNIPPETS",
         "dict[str, str]",
         "read-only cells that `<!-- qkv: snippet NAME -->` places in the notebook's story",
         "`{}`",
+        fits=_dict_of(str, lambda v: isinstance(v, str)),
     ),
     Hook(
         "mutant_inputs",
@@ -87,6 +163,7 @@ HOOKS: tuple[Hook, ...] = (
         "random inputs that tell `qkv validate --mutants` which mutants are equivalent to the "
         "reference",
         "the public cases only",
+        fits=_function("rng"),
     ),
     Hook(
         "SYNTHETIC_QUIZ_MISTAKE",
@@ -94,10 +171,34 @@ HOOKS: tuple[Hook, ...] = (
         'one wrong answer, `"question-id: answer"`, that the synthetic class\'s mistake kinds '
         "hand in",
         "`None`",
+        fits=lambda v: isinstance(v, str) and ":" in v,
     ),
 )
 
 REQUIRED: tuple[str, ...] = tuple(hook.name for hook in HOOKS if hook.required)
+
+
+def problem(module) -> str | None:
+    """What is wrong with a content module against the contract, in one line, or None."""
+    missing = [h for h in HOOKS if h.required and not hasattr(module, h.name)]
+    if missing:
+        return "lacks " + ", ".join(f"{h.name} ({h.meaning.split(',')[0]})" for h in missing)
+    for hook in HOOKS:
+        if hasattr(module, hook.name) and not hook.fits(value := getattr(module, hook.name)):
+            return f"{hook.name} should be {hook.form}, not {_shown(value)}"
+    functions = tuple(module.FUNCTIONS)
+    for name in ("ENDLESS", "CHAIN"):
+        given = getattr(module, name, ())
+        for function in (given,) if isinstance(given, str) else given:
+            if function not in functions:
+                return f"{name} names {function!r}, which is not one of FUNCTIONS"
+    return None
+
+
+def _shown(value) -> str:
+    text = repr(value) if isinstance(value, (str, int, float, tuple, list, dict)) else ""
+    kind = type(value).__name__
+    return f"{kind} {text[:60]}" if text else f"a {kind}"
 
 
 def _cell(text: str) -> str:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from qkv.content import contract
 from qkv.content import reference as reference_mod
-from qkv.content.contract import REQUIRED
 from qkv.content.mistakes import Catalogue
 from qkv.course import layout
 from qkv.course.config import Assignment
@@ -162,9 +162,9 @@ def _import(folder: Path, assignment_id: str) -> types.ModuleType:
 def _load(reference_path: Path, assignment, seed: int) -> Content:
     folder = reference_path.parent
     module = _import(folder, assignment.id)
-    missing = [n for n in REQUIRED if not hasattr(module, n)]
-    if missing:
-        raise QkvError(f"{folder / 'content.py'}: lacks {', '.join(missing)}")
+    wrong = contract.problem(module)
+    if wrong:
+        raise QkvError(f"{folder / 'content.py'}: {wrong}")
     content = Content(assignment, folder, reference_path, module, seed)
     unknown = [p.function for p in assignment.parts if p.function not in content.functions]
     if unknown:

@@ -23,8 +23,17 @@ def module_from_source(source: str, name: str, namespace: dict | None = None) ->
     """
     module = types.ModuleType(name)
     module.__dict__.update(namespace or {})
+    module.__dict__[SOURCE] = source  # what mistakes written as edits of it are made from
     exec(compile(source, f"<{name}>", "exec"), module.__dict__)
     return module
+
+
+SOURCE = "__qkv_source__"
+
+
+def source_of(module) -> str | None:
+    """The source text a module was made from by module_from_source, if it was."""
+    return getattr(module, SOURCE, None)
 
 
 def load(path: Path, functions: tuple[str, ...]) -> types.ModuleType:

@@ -17,7 +17,7 @@ import yaml
 
 from qkv.errors import did_you_mean
 from qkv.quiz import flat_yaml
-from qkv.quiz.kinds import BadAnswer, is_blank, parse, what
+from qkv.quiz.kinds import BadAnswer, examples, is_blank, parse, what
 
 
 class NotSubmitted(BadAnswer):
@@ -280,7 +280,8 @@ def read_answers(path: Path | Answers | None, quiz) -> Sheet:
         whole = (
             None
             if data is None or isinstance(data, dict)
-            else f"{name}: expected question ids with answers (like `dot-product: 3`), got {what(data)}"
+            else f"{name}: expected question ids with answers (like "
+            f"{examples(quiz.questions, 1)}), got {what(data)}"
         )
     except BadAnswer as e:
         whole = str(e)

@@ -233,6 +233,30 @@ def form(kind: str, letters: str, shape: tuple) -> str:
     )
 
 
+def example_answer(kind: str, letters: str, shape: tuple) -> str:
+    """An answer of the right form for a question (not its answer): what answers.yaml would hold."""
+    if kind == "single":
+        return letters[:1] or "a"
+    if kind == "multiple":
+        return f"[{letters[0]}, {letters[2] if len(letters) > 2 else letters[-1]}]"
+    if kind == "truefalse":
+        return "true"
+    if not shape:
+        return "0.25"
+    return _brackets(np.arange(1, int(np.prod(shape)) + 1).reshape(shape) / 10)
+
+
+def examples(questions, most: int = 2) -> str:
+    """ "`id: answer`" for a quiz's first questions of different kinds, joined by "or": examples of
+    answers.yaml in the quiz's own words."""
+    shown, kinds = [], set()
+    for q in questions:  # (not true or false: an example there could read as the answer)
+        if q.kind not in kinds and q.kind != "truefalse" and len(shown) < most:
+            kinds.add(q.kind)
+            shown.append(f"`{q.id}: {example_answer(q.kind, q.letters, q.shape)}`")
+    return " or ".join(shown) or "`question-id: answer`"
+
+
 def _brackets(a) -> str:
     if a is None:
         return ""

@@ -7,8 +7,7 @@ import textwrap
 import numpy as np
 
 from qkv.quiz.grading import Posed, Question, Quiz, fill, format_numbers, show_answer
-from qkv.quiz.kinds import KINDS, LETTERS, form
-from qkv.quiz.master import checked_inputs
+from qkv.quiz.kinds import KINDS, LETTERS, examples, form
 
 WIDTH = 96
 INDENT = " " * 3
@@ -49,16 +48,7 @@ def _answer_line(q: Question) -> str:
 
 
 def render_text(quiz: Quiz, posed: list[Posed], student: str) -> str:
-    """One student's own copy of the quiz, for the terminal: their numbers, their choice letters.
-
-    Args:
-        quiz: the quiz master.
-        posed: the student's variant.
-        student: the student, named in the header.
-
-    Returns:
-        The text.
-    """
+    """One student's own copy of the quiz, for the terminal: their numbers, their choice letters."""
     total = sum(p.max_score for p in posed)
     lines = [
         quiz.title,
@@ -68,7 +58,7 @@ def render_text(quiz: Quiz, posed: list[Posed], student: str) -> str:
     if quiz.intro:
         lines += ["\n\n".join(_paragraphs(quiz.intro)), ""]
     lines += _paragraphs(
-        "Write your answers in answers.yaml, after each question's id (e.g. `dot-product: 3`). "
+        f"Write your answers in answers.yaml, after each question's id (e.g. {examples(quiz.questions, 1)}). "
         "Answer choice questions with the letters printed in this copy: they are yours, since every "
         f"student's copy orders the choices differently. Check the form of your file with `{CHECK_COMMAND}`."
     )
@@ -91,6 +81,13 @@ def render_text(quiz: Quiz, posed: list[Posed], student: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def draws(quiz: Quiz) -> bool:
+    """Whether some question of the quiz uses numbers drawn per student."""
+    return any(
+        not isinstance(v, np.ndarray) for q in quiz.questions for v in (q.inputs or {}).values()
+    )
+
+
 def render_markdown(quiz: Quiz, quiz_points: float) -> str:
     """The quiz as every student may read it (quiz.md): no answers, no student's numbers or letters."""
     total = sum(q.points for q in quiz.questions)
@@ -106,10 +103,10 @@ def render_markdown(quiz: Quiz, quiz_points: float) -> str:
     )
     for number, q in enumerate(quiz.questions, 1):
         drawn = {
-            n: f"[your {n}]" for n, v in checked_inputs(q).items() if not isinstance(v, np.ndarray)
+            n: f"[your {n}]" for n, v in (q.inputs or {}).items() if not isinstance(v, np.ndarray)
         }
         fixed = {
-            n: format_numbers(v) for n, v in checked_inputs(q).items() if isinstance(v, np.ndarray)
+            n: format_numbers(v) for n, v in (q.inputs or {}).items() if isinstance(v, np.ndarray)
         }
         share = quiz_points * q.points / total if total else 0.0
         lines += ["", f"## {number}. {q.id} ({KINDS[q.kind].label}, {_points(share)})", ""]
@@ -137,7 +134,7 @@ def template(quiz: Quiz, *, check_command: str = CHECK_COMMAND) -> str:
     """The blank answers.yaml students fill in: every question id, no value, its form as a comment."""
     lines = [
         f"# Quiz answers: {quiz.title}",
-        "# Write each answer after its question id, e.g. `dot-product: 3` or `key-and-value: [a, c]`.",
+        f"# Write each answer after its question id, e.g. {examples(quiz.questions)}.",
         "# Choice letters are those of your own copy of the quiz. Leave a line empty to skip a question.",
         f"# Check the form of this file with: {check_command}",
     ]
@@ -159,16 +156,7 @@ def _yaml_value(answer) -> str:
 
 
 def answer_key(quiz: Quiz, posed: list[Posed], student: str) -> str:
-    """An answers.yaml that scores full marks for this student (their letters, their numbers).
-
-    Args:
-        quiz: the quiz master.
-        posed: the student's variant.
-        student: the student, named in the header.
-
-    Returns:
-        The file's text.
-    """
+    """An answers.yaml that scores full marks for this student (their letters, their numbers)."""
     lines = [
         f"{KEY_HEADER} {student}: full marks. For instructors; never hand it out.",
         f"# Quiz: {quiz.title}",

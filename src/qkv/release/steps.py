@@ -172,6 +172,21 @@ def add_public_cases(r: Release) -> None:
     r.files[layout.CASES_FILE] = json.dumps(data, indent=1) + "\n"
 
 
+def check_reference_passes(r: Release) -> None:
+    """The reference passes the public checks as students get them (public_cases.json read back as
+    the release wrote it): a release its own reference would fail is refused, naming the check."""
+    cases = json.loads(r.files[layout.CASES_FILE])
+    ref = r.content.reference_from(r.master, where=r.assignment.source)
+    call = public_checks.direct_call(ref, r.student_file)
+    for function in cases["functions"]:
+        line = public_checks.check_function(call, function, cases)
+        if line.status != "ok":
+            raise QkvError(
+                f"release: {r.assignment.source} fails its own public check of {function}(): "
+                f"{line.message}"
+            )
+
+
 def add_student_readme(r: Release) -> None:
     try:
         template = r.loaded.student_readme.read_text(encoding="utf-8")
@@ -187,10 +202,14 @@ def add_student_readme(r: Release) -> None:
 QUIZ_README = """
 ## Quiz
 
-The quiz is in `{quiz}`; answer it in `{answers}`. Some questions use numbers drawn for you and
-your choice letters are your own, so answer from your own copy of the quiz. Check the form of
+The quiz is in `{quiz}`; answer it in `{answers}`. {own} Check the form of
 your answers with `qkv check {answers}`.
 """
+QUIZ_OWN = (  # what is a student's own in their copy: the numbers, when the quiz draws some
+    "Some questions use numbers drawn for you and\nyour choice letters are your own, so answer "
+    "from your own copy of the quiz.",
+    "Your choice letters are your own, so answer\nfrom your own copy of the quiz.",
+)
 
 
 def add_quiz(r: Release) -> None:
@@ -201,16 +220,20 @@ def add_quiz(r: Release) -> None:
     r.files[QUIZ_FILE] = quiz_render.render_markdown(r.quiz, r.assignment.quiz_points)
     r.files[ANSWERS_FILE] = quiz_render.template(r.quiz)
     r.files[layout.QUIZ_FORM_FILE] = quiz_form.dumps(r.quiz)
-    r.files["README.md"] += QUIZ_README.format(quiz=QUIZ_FILE, answers=ANSWERS_FILE)
+    own = QUIZ_OWN[0] if quiz_render.draws(r.quiz) else QUIZ_OWN[1]
+    r.files["README.md"] += QUIZ_README.format(quiz=QUIZ_FILE, answers=ANSWERS_FILE, own=own)
 
 
 NOTEBOOK_README = """
 ## Notebook
 
-Prefer Jupyter? `{notebook}` is the same exercise as a notebook: the story, a check after each
-function, and what your functions compute drawn next to the reference's.{quiz}
+Prefer Jupyter? `{notebook}` is the same exercise as a notebook: the story{drawn}.{quiz}
 Hand in either `{code}` or `{notebook}`; `qkv check {notebook}` runs the public checks on it.
 """
+NOTEBOOK_DRAWN = (  # a notebook whose content gives cells of its own, which draw its results
+    ", a check after each\nfunction, and what your functions compute drawn next to the reference's"
+)
+NOTEBOOK_CHECKED = " and a check after each function"
 NOTEBOOK_QUIZ = """
 Its answers cell takes your quiz answers, written as in `answers.yaml`."""
 
@@ -230,6 +253,7 @@ def add_notebook(r: Release) -> None:
         notebook=layout.notebook_file(r.assignment),
         code=r.student_file,
         quiz=NOTEBOOK_QUIZ if r.quiz else "",
+        drawn=NOTEBOOK_DRAWN if r.content.notebook_snippets else NOTEBOOK_CHECKED,
     )
 
 
@@ -277,6 +301,7 @@ STEPS = (
     check_stub_signatures,
     add_public_checks,
     add_public_cases,
+    check_reference_passes,
     add_student_readme,
     add_quiz,
     add_notebook,

@@ -3,8 +3,8 @@
 The zygote (zygote.py) forks it with the submission's pipes and a Landlock ruleset of its own, under
 the seccomp filter the zygote installed on itself. It confines itself (an IPC namespace, rlimits,
 Landlock, an unprivileged uid, death with the zygote, the import gate), loads the submission's entry
-file and answers calls in the wire format until the grader closes its request pipe. It never sees a
-hidden case before the call that uses it, nor any expected value.
+file and answers calls in the wire format until the grader closes its request pipe. It never sees an
+expected value, nor an input of a call not yet made (docs/internals/sandbox.md).
 
 A child writes to every page it touches, and each such page is copied for it: what is the same for
 every submission is worked out once by the zygote (`Setup`), before its first fork.
@@ -153,15 +153,19 @@ def _defines_functions(module) -> bool:
     )
 
 
-def _changed(value, original: bytes, shape: tuple) -> bool:
-    """Whether an input is no longer the array it came as: other values bit for bit, another shape,
-    or no longer an array of numbers at all."""
-    if not isinstance(value, np.ndarray) or value.shape != shape:
-        return True
-    try:
-        return np.asarray(value, dtype="<f8").tobytes() != original
-    except (TypeError, ValueError):  # its dtype changed in place to one that holds no numbers
-        return True
+def _changed(value, original: bytes, tree) -> bool:
+    """Whether an input is no longer what it came as: a float64 array whose values, bit for bit, or
+    shape changed, or any other value whose tree or bytes as it would travel now differ."""
+    if type(tree) is list and (not tree or type(tree[0]) is int):  # a float64 array: its shape
+        if not isinstance(value, np.ndarray) or list(value.shape) != tree:
+            return True
+        try:
+            return np.asarray(value, dtype="<f8").tobytes() != original
+        except (TypeError, ValueError):  # its dtype changed in place to one that holds no numbers
+            return True
+    arrays: list = []
+    now = wire.encode_value(value, arrays)
+    return now != tree or b"".join(map(wire.array_bytes, arrays)) != original
 
 
 class Child:
@@ -312,7 +316,7 @@ class Child:
         that go with it, taken as it returns (code that hands out one buffer again and again, changing
         it on each call, has each call's value judged as it was when that call returned).
 
-        `originals` holds each input as it came ((bytes, shape)): the reply says which inputs the call
+        `originals` holds each input as it came ((bytes, tree)): the reply says which inputs the call
         changed, so only its value has to cross back.
         """
         fn = getattr(self.module, function, None)
@@ -354,16 +358,15 @@ class Child:
         for function, *trees in header["calls"]:
             args, originals = [], []
             for tree in trees:
-                # An array comes as its shape.
-                if (type(tree) is list and tree and type(tree[0]) is int) or tree == []:
+                if (
+                    type(tree) is list and tree and type(tree[0]) is int
+                ) or tree == []:  # a float64 array: its shape
                     end = offset + 8 * math.prod(tree)
                     value = np.frombuffer(region, _F8, (end - offset) >> 3, offset).reshape(tree)
-                else:  # (the grader sends arrays; anything else is decoded the careful way)
+                else:  # any other value, decoded the careful way
                     value, end = wire.decode_value(tree, region, offset)
                 args.append(value)
-                originals.append(
-                    (region[offset:end], value.shape if type(value) is np.ndarray else None)
-                )
+                originals.append((region[offset:end], tree))
                 offset = end
             reply, out = self.call(function, args, originals)
             results.append(reply)

@@ -120,3 +120,16 @@ def _result(
         message = f"{function}() ran out of memory (limit {memory_mb} MiB)"
         return CallResult("memory", message=message), offset
     raise wire.WireError("unknown reply")
+
+
+def ending(why: str, function: str, limit: float, exit_text) -> CallResult:
+    """The result of the call an exchange ended on: `why` is timeout, exited or "invalid: ..."."""
+    if why == "timeout":
+        return CallResult(
+            "timeout", message=f"{function}() did not return within {limit:g} s (an endless loop?)"
+        )
+    if why == "exited":
+        return CallResult(
+            "exited", message=f"the process running {function}() ended ({exit_text()})"
+        )
+    return CallResult("invalid", message=f"the child process sent a malformed reply ({why[9:]})")

@@ -15,8 +15,6 @@ import signal
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from qkv.sandbox import folders, replies, wire
 from qkv.sandbox.inputs import InputsRegion
 from qkv.sandbox.ops import ZygoteGone
@@ -62,9 +60,7 @@ class Session:
         self.sandbox = sandbox
         self.entry = entry
         limits = sandbox.limits
-        self.timeouts = dict(
-            timeouts or {}
-        )  # function -> seconds one call may take, where not call_timeout_s
+        self.timeouts = dict(timeouts or {})  # function -> seconds, where not call_timeout_s
         self.output = _Output(limits.max_output_kb * 1024)
         self.status: int | None = None
         self.pid: int | None = None
@@ -128,18 +124,16 @@ class Session:
 
     # -- talking to the child ------------------------------------------------------------------
 
-    def _frames(self, frame: bytes, timeout, received: bytes = b""):
+    def _frames(self, frame: bytes, timeout, received: bytes = b"", frames=None):
         """Send `frame`, then yield each reply frame (header, payload) as it comes in (after any
-        bytes already `received`).
-
-        The deadline is `timeout` seconds (or what `timeout()` says, asked again each time) after the
-        send, and again after each frame the child sends: a child that stops making progress for
-        that long is timed out however it floods its output.
+        bytes already `received`, or kept in `frames`). The deadline is `timeout` seconds (or what
+        `timeout()` says, asked again each time) after the send, and again after each frame the
+        child sends: a child that stops making progress is timed out however it floods its output.
         """
         seconds = timeout if callable(timeout) else lambda: timeout
         deadline = time.monotonic() + seconds()
         pending = memoryview(frame)
-        frames = wire.Frames()
+        frames = wire.Frames() if frames is None else frames
         frames.buf += received
         while True:
             while (got := frames.take()) is not None:
@@ -214,113 +208,118 @@ class Session:
         return result
 
     def call(self, function: str, args, *, timeout: float | None = None) -> CallResult:
-        """Call a student function on plain arrays; never raises for anything the child does.
-
-        Args:
-            function: the function's name.
-            args: its inputs.
-            timeout: seconds the call may take, instead of the function's limit.
-
-        Returns:
-            What the call came to.
-        """
+        """Call a student function on plain values; never raises for anything the child does."""
         return self.call_many([(function, args)], timeout=timeout)[0]
 
     def call_many(
-        self, calls, *, timeout: float | None = None, stream: bool = True
+        self, calls, *, timeout: float | None = None, stream: bool = True, one_by_one: bool = False
     ) -> list[CallResult]:
         """Run [(function, args), ...] in order in one exchange; never raises for anything the child does.
 
-        With `stream`, the child answers each call as it returns, each call bounded by its own
-        limit, and the results stop short when the child stopped, the last one saying why; without
-        it, the largest limit bounds the batch, and a batch cut short comes back with the calls
-        answered so far and no failure (call them again with `stream`).
-
-        Args:
-            calls: (function, args) pairs.
-            timeout: seconds each call may take, instead of its function's limit (the session's
-                `timeouts`, or limits.call_timeout_s).
-            stream: answer call by call.
-
-        Returns:
-            One result per call answered, in order.
+        Each call may take its function's limit (`timeout`, else `timeouts` or call_timeout_s).
+        With `stream` each call is bounded on its own, and when the child stops the last result
+        says why (timeout, exited, invalid). Without it the largest limit bounds the batch, which
+        comes back short with no failure when it stops (which call is to blame is unknown). With
+        `one_by_one`, each call's inputs are written, and the call sent, once the one before it
+        returned (each bounded on its own): the child never holds an input of a call not made.
         """
         if not calls:
             return []
         if self.pid is None or self.status is not None or not self.load.ok:
             return [CallResult("exited", message="the child process is no longer running")]
         limits = [self.limit(function) if timeout is None else timeout for function, _ in calls]
-        arrays: list = []
-        trees = [
-            [f, *(wire.encode_value(np.asarray(a, dtype=np.float64), arrays) for a in args)]
-            for f, args in calls
-        ]
-        assert self._region is not None, "made when the child starts"
-        batch = self._region.write(arrays, [len(args) for _, args in calls])
-        frame = wire.pack(
-            {"op": wire.Op.CALLS, "calls": trees, "stream": stream, "inputs": batch.where}
-        )
+        trees, inputs = [], []
+        for f, args in calls:
+            tree, own = [f], []
+            for a in args:
+                own.append(arrays := [])
+                tree.append(wire.encode_value(a, arrays, strict=True))
+            trees.append(tree)
+            inputs.append(own)
         done: list[CallResult] = []
+        batches: list = []
         held = 0  # bytes of values received: this process keeps them until they are judged
         try:
+            if one_by_one:
+                self._region.reserve(inputs)
+                frames = wire.Frames()
+                for tree, own, limit in zip(trees, inputs, limits):
+                    batches.append(batch := self._region.write([own]))
+                    call = {"op": wire.Op.CALLS, "calls": [tree], "inputs": batch.where}
+                    header, payload = self._ask(wire.pack(call), limit, frames)
+                    held = self._took(held, payload, calls[len(done) : len(done) + 1], header, done)
+                return self._seen(done, batches)
+            batches.append(batch := self._region.write(inputs))
+            frame = wire.pack(
+                {"op": wire.Op.CALLS, "calls": trees, "stream": stream, "inputs": batch.where}
+            )
             # Streamed, the deadline is the next unanswered call's (the generator reads it after each frame).
             bound = (lambda: limits[min(len(done), len(limits) - 1)]) if stream else max(limits)
             for header, payload in self._frames(frame, bound):
-                held += len(payload)
-                if held > wire.MAX_VALUES:
-                    raise wire.WireError(
-                        f"the values returned add up to more than {wire.MAX_VALUES >> 20} MiB"
-                    )
-                done += replies.results(
-                    calls[len(done) :],
-                    header,
-                    payload,
-                    entry=self.entry,
-                    stopped=self._load_result.stopped if self._load_result else (),
-                    memory_mb=self.sandbox.limits.memory_mb,
-                )
+                held = self._took(held, payload, calls[len(done) :], header, done)
                 if len(done) == len(calls):
-                    return self._seen(done, batch)
+                    return self._seen(done, batches)
         except _Timeout:
             ending = "timeout"
         except _Exited:
             ending = "exited"
         except Exception as e:  # a malformed reply of any kind
             ending = f"invalid: {_why(e)}"
-        done = self._seen(done, batch)  # first: close() closes the region's file
+        done = self._seen(done, batches)  # first: close() closes the region's file
         self.close()
         if not stream:
             return done
         function = calls[len(done)][0]
-        if ending == "timeout":
-            failure = CallResult(
-                "timeout",
-                message=f"{function}() did not return within {limits[len(done)]:g} s "
-                "(an endless loop?)",
-            )
-        elif ending == "exited":
-            failure = CallResult(
-                "exited", message=f"the process running {function}() ended ({self.exit_text()})"
-            )
-        else:
-            failure = CallResult(
-                "invalid", message=f"the child process sent a malformed reply ({ending[9:]})"
-            )
-        return [*done, failure]
+        return [*done, replies.ending(ending, function, limits[len(done)], self.exit_text)]
+
+    def _took(self, held: int, payload, calls, header: dict, done: list) -> int:
+        """Add one reply frame's results to `done`; the bytes of values held so far, bounded."""
+        held += len(payload)
+        if held > wire.MAX_VALUES:
+            raise wire.WireError(f"values returned add up to more than {wire.MAX_VALUES >> 20} MiB")
+        stopped = self._load_result.stopped if self._load_result else ()
+        mib = self.sandbox.limits.memory_mb
+        done += replies.results(
+            calls, header, payload, entry=self.entry, stopped=stopped, memory_mb=mib
+        )
+        return held
+
+    def _ask(self, frame: bytes, timeout: float, frames) -> tuple[dict, bytes]:
+        """The child's reply to one call's frame within `timeout` s: _frames, with no select first."""
+        try:
+            sent = os.write(self._req, frame)
+        except BlockingIOError:
+            sent = 0
+        except BrokenPipeError:  # the child is gone: its reply pipe says so
+            sent = len(frame)
+        if sent < len(frame):
+            return next(self._frames(frame[sent:], timeout, frames=frames))
+        deadline = time.monotonic() + timeout
+        while (got := frames.take()) is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Timeout()
+            readable, _, _ = select.select([self._rep, self._out], [], [], left)
+            if self._out in readable:
+                self._drain_output()
+            if self._rep in readable:
+                if not (chunk := os.read(self._rep, 1 << 20)):
+                    raise _Exited()
+                frames.buf += chunk
+        return got
 
     def limit(self, function: str) -> float:
         """Seconds one call of `function` may take."""
         return self.timeouts.get(function, self.sandbox.limits.call_timeout_s)
 
-    def _seen(self, results: list[CallResult], batch) -> list[CallResult]:
-        """The results of the batch's first calls, each input marked changed that the inputs region
-        shows changed at the end of the exchange, whatever the child says (its own word still counts
-        for what only it can see: an input reshaped, its numbers untouched). Read once, at the end,
-        so a batch answered at once and one answered call by call see the same."""
-        assert self._region is not None, "made when the child starts"
-        seen = self._region.changes(batch, len(results))
-        if seen is None:
-            return results
+    def _seen(self, results: list[CallResult], batches) -> list[CallResult]:
+        """The results of the exchange's first calls, each input marked changed that the inputs
+        region shows changed at its end, whatever the child says (its word still counts for what
+        only it sees: an input reshaped). `batches`: the exchange's, or one per call."""
+        if len(batches) == 1 and len(batches[0].stretches) > 1:
+            seen = self._region.changes(batches[0], len(results)) or [None] * len(results)
+        else:
+            seen = self._region.changes_each(batches[: len(results)])
         return [
             dataclasses.replace(
                 r,
@@ -329,7 +328,7 @@ class Session:
                     for k, c in enumerate(changed)
                 ),
             )
-            if r.kind == "returned" and any(changed)
+            if r.kind == "returned" and changed and any(changed)
             else r
             for r, changed in zip(results, seen)
         ]

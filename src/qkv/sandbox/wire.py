@@ -1,28 +1,20 @@
-"""The message format between the grader and a child: a JSON header plus raw float64 bytes.
+"""The message format between the grader and a child: a JSON header plus raw bytes.
 
 Frame: 4-byte big-endian header length, the UTF-8 JSON header, then the payload whose length the
-header states. Values are trees of arrays, tuples and None; arrays travel as little-endian float64
-with their shape in the header. Nothing is ever unpickled, and the reading side checks every size
-before it allocates: a child's reply is untrusted input.
-
-More in docs/internals/sandbox.md.
+header states. Values are plain data (None, bools, ints, floats, strings, numpy scalars and arrays
+of the DTYPES, tuples, lists and dicts of them) and cross with their types; nothing is ever
+unpickled, and the reading side checks every size, depth, count, dtype and byte length before it
+allocates: a child's reply is untrusted input. The value trees: docs/internals/sandbox.md.
 """
 
 from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Iterable
-from typing import Any, NoReturn
 
 import numpy as np
 
 from qkv.sandbox.ops import Op as Op  # the messages' names, for both sides
-
-# A value as it travels: an array's shape, ["t", item, ...] for a tuple, None, or a type's name.
-Tree = list[Any] | str | None
-# What a payload is read from: a frame's bytes, or the inputs region.
-Buffer = bytes | bytearray | memoryview
 
 CELL_MAP_FILE = ".cells.json"  # beside a notebook's extracted code: [[first line, cell label, part's start], ...]
 MAX_HEADER = 1 << 20
@@ -34,72 +26,153 @@ INPUTS_BYTES = (
     16 << 20
 )  # a submission's shared inputs region (sparse: only what is written takes memory)
 MAX_NDIM = 4
-MAX_ITEMS = 64
-MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most 4 levels of tuples
+MAX_ITEMS = 4096  # of one tuple, list or dict
+MAX_NODES = 1 << 16  # of one value's tree
+MAX_NESTING = 8  # of containers in one value
+MAX_TEXT = 1 << 16  # characters of one string
+MAX_DEPTH = 16  # of a header's JSON: a value tree holds at most MAX_NESTING levels of containers
+INT_BOUND = 1 << 64  # a Python int crosses when its magnitude is below this
 
+# What arrays and numpy scalars may be, as numpy spells them little-endian.
+DTYPES = frozenset(
+    ("|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8")
+)
 
 LENGTH = struct.Struct(">I")  # a frame starts with its header's length: 4 bytes, big-endian
 _F8 = np.dtype("<f8")
+_PAD = bytes(8)
 
 
 class WireError(Exception):
     """A frame that breaks the format: too big, malformed, or inconsistent."""
 
 
-TUPLE = "t"  # the first item of a tuple's tree
+TUPLE, LIST, DICT, ARRAY, SCALAR, FLOAT, OTHER = "t", "l", "d", "a", "s", "f", "o"
+_CONTAINERS = {TUPLE: tuple, LIST: list}
+_NAMES = {TUPLE: "tuple", LIST: "list", DICT: "dict"}
 
 
-def encode_value(value: object, arrays: list[np.ndarray], depth: int = 0) -> Tree:
-    """Describe value as a tree (see the module docstring), appending its arrays to `arrays`.
+class _Budget:
+    """Nodes left to one value's tree while it is encoded or decoded."""
 
-    Args:
-        value: what a call returned, or an input.
-        arrays: where the value's arrays go, as float64.
-        depth: how deep in a tuple this value is.
+    __slots__ = ("left",)
 
-    Returns:
-        The value's tree.
+    def __init__(self):
+        self.left = MAX_NODES
+
+
+class TooLarge(Exception):
+    """A value past the caps: it crosses as its type's name only (see encode_value)."""
+
+
+def encode_value(value, arrays: list, depth: int = 0, *, strict: bool = False):
+    """Describe value as a tree (see above), appending its arrays (as they travel) to `arrays`.
+
+    What cannot cross (another type, past the caps) becomes ["o", its type's name]; with `strict`
+    (the grader's own values) it raises TypeError instead.
     """
-    if (
-        type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM
-    ):  # most values: as they are
-        arrays.append(value)
+    if type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM:
+        arrays.append(value)  # most values: as they are
         return list(value.shape)
-    if value is None:
-        return None
-    if isinstance(value, (tuple, list)) and not _is_numeric_list(value):
-        if depth > 3:
-            return "deeply nested tuple"
-        return [TUPLE, *(encode_value(v, arrays, depth + 1) for v in value[:MAX_ITEMS])]
+    mark = len(arrays)
     try:
-        arr = np.asarray(value, dtype="<f8")
-    except (TypeError, ValueError, OverflowError):
-        return type(value).__name__[:80]
-    if arr.ndim > MAX_NDIM:
-        return f"{arr.ndim}-D array"
-    arrays.append(arr)
-    return list(arr.shape)
+        return _encode(value, arrays, depth, _Budget(), strict)
+    except TooLarge as e:
+        del arrays[mark:]
+        if strict:
+            raise TypeError(f"{e} to student code") from None
+        return [OTHER, str(e)[:80]]
 
 
-def _is_numeric_list(value: tuple[object, ...] | list[object]) -> bool:
-    """A list or tuple of numbers (a row written as a list) travels as one array."""
-    return len(value) > 0 and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
-    )
+def _encode(value, arrays: list, depth: int, budget: _Budget, strict: bool):
+    budget.left -= 1
+    if budget.left < 0:
+        raise TooLarge(f"{type(value).__name__} too large to send")
+    try:
+        return _encode_node(value, arrays, depth, budget, strict)
+    except _Refused as e:
+        if strict:
+            raise TypeError(f"{e} cannot be sent to student code") from None
+        return [OTHER, str(e)[:80]]
 
 
-def pack(header: dict[str, Any], arrays: Iterable[np.ndarray | bytes] = ()) -> bytes:
+class _Refused(Exception):
+    """One value the wire does not carry; it crosses as ["o", the reason]."""
+
+
+def _encode_node(value, arrays: list, depth: int, budget: _Budget, strict: bool):
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        if kind is str and len(value) > MAX_TEXT:
+            raise _Refused(f"str of {len(value)} characters")
+        return value
+    if kind is int:
+        if -INT_BOUND < value < INT_BOUND:
+            return value
+        raise _Refused("int too large to send")
+    if kind is float:
+        arrays.append(np.array(value, dtype=_F8))
+        return [FLOAT]
+    if isinstance(value, np.ndarray):
+        arr = _plain(np.asarray(value))
+        if arr.ndim > MAX_NDIM:
+            raise _Refused(f"{arr.ndim}-D array")
+        arrays.append(arr)
+        return list(arr.shape) if arr.dtype == _F8 else [ARRAY, arr.dtype.str, list(arr.shape)]
+    if isinstance(value, np.generic) and not isinstance(value, np.object_):
+        arr = _plain(np.asarray(value))
+        arrays.append(arr)
+        return [SCALAR, arr.dtype.str]
+    if kind in (tuple, list, dict):
+        if depth >= MAX_NESTING:
+            raise _Refused(f"{kind.__name__} nested too deeply")
+        if len(value) > MAX_ITEMS:
+            raise _Refused(f"{kind.__name__} of {len(value)} items")
+        if kind is dict:
+            tree = [DICT]
+            for k, v in value.items():
+                tree.append(_encode(k, arrays, depth + 1, budget, strict))
+                tree.append(_encode(v, arrays, depth + 1, budget, strict))
+            return tree
+        return [
+            TUPLE if kind is tuple else LIST,
+            *(_encode(v, arrays, depth + 1, budget, strict) for v in value),
+        ]
+    raise _Refused(kind.__name__)
+
+
+def _plain(arr: np.ndarray) -> np.ndarray:
+    """arr as a plain array of its kind, little-endian; _Refused when its dtype may not cross."""
+    if type(arr) is not np.ndarray:
+        arr = arr.view(np.ndarray)
+    code = arr.dtype.str
+    if code not in DTYPES:
+        swapped = arr.dtype.newbyteorder("<").str if arr.dtype.byteorder == ">" else code
+        if swapped not in DTYPES:
+            raise _Refused(f"array of {arr.dtype}")
+        arr = arr.astype(swapped)
+    return arr
+
+
+def pack(header: dict, arrays=()) -> bytes:
     """A frame: the header (with the payload's length added) and the arrays' bytes (each an array,
-    or its bytes already taken, as float64 little-endian: see array_bytes)."""
-    payload = b"".join(a if isinstance(a, bytes) else array_bytes(a) for a in arrays)
+    or its bytes already taken: see array_bytes)."""
+    payload = b"".join(a if type(a) is bytes else array_bytes(a) for a in arrays)
     head = json.dumps({**header, "payload": len(payload)}, separators=(",", ":")).encode()
     return LENGTH.pack(len(head)) + head + payload
 
 
-def array_bytes(array: np.ndarray) -> bytes:
-    """An array's values as they travel: float64, little-endian, in C order."""
-    data: bytes = array.astype("<f8", copy=False).tobytes()
-    return data
+def array_bytes(array) -> bytes:
+    """An array's bytes as they travel: its own (whitelisted, little-endian) dtype, C order,
+    padded to a multiple of 8 bytes."""
+    data = array.tobytes()
+    pad = -len(data) % 8
+    return data + _PAD[:pad] if pad else data
+
+
+def stretch(nbytes: int) -> int:
+    """The payload bytes an array of `nbytes` takes (see array_bytes)."""
+    return nbytes + (-nbytes % 8)
 
 
 LOADED_FRAME = pack({"op": Op.LOADED})  # what every child that loads answers, byte for byte
@@ -117,7 +190,7 @@ def _nesting(head: bytes) -> int:
     return int(np.cumsum(_BRACKET_STEP[np.frombuffer(head, dtype=np.uint8)]).max(initial=0))
 
 
-def parse_header(head: bytes) -> dict[str, Any]:
+def parse_header(head: bytes) -> dict:
     """A header from an untrusted side: any failure (size, nesting, number, type) is a WireError."""
     if len(head) > MAX_HEADER:
         raise WireError("header too large")
@@ -139,67 +212,90 @@ def parse_header(head: bytes) -> dict[str, Any]:
     return header
 
 
-def _no_constant(name: str) -> NoReturn:
+def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def decode_value(
-    tree: object, payload: Buffer, offset: int = 0, depth: int = 0
-) -> tuple[object, int]:
-    """Rebuild a value from its tree and the payload.
+def decode_value(tree, payload, offset: int = 0, depth: int = 0):
+    """Rebuild a value from its tree and the payload; returns (value, next offset).
 
     From a writable payload (a bytearray) arrays are views of it, each its own stretch; from bytes,
-    copies (either way, writable float64 arrays).
-
-    Args:
-        tree: the value's tree, as the header holds it (untrusted).
-        payload: the frame's bytes, or the inputs region.
-        offset: where the value's first array starts in the payload.
-        depth: how deep in a tuple this value is.
-
-    Returns:
-        (the value, the offset after its arrays).
-
-    Raises:
-        WireError: the tree is malformed or needs more bytes than the payload holds.
+    copies (either way, writable arrays).
     """
-    if tree is None:
-        return None, offset
-    if type(tree) is str:
-        return Other(tree[:80]), offset
-    if type(tree) is not list or depth > 3:
+    return _decode(tree, payload, offset, depth, _Budget())
+
+
+def _decode(tree, payload, offset: int, depth: int, budget: _Budget):
+    budget.left -= 1
+    if budget.left < 0:
+        raise WireError("value has too many items")
+    kind = type(tree)
+    if tree is None or kind is bool:
+        return tree, offset
+    if kind is int:
+        if not -INT_BOUND < tree < INT_BOUND:
+            raise WireError("int is out of bounds")
+        return tree, offset
+    if kind is str:
+        if len(tree) > MAX_TEXT:
+            raise WireError("string is too long")
+        return tree, offset
+    if kind is not list:
         raise WireError("value tree is malformed")
-    if not tree or tree[0] != TUPLE:
-        return _decode_array(tree, payload, offset)
-    if len(tree) > MAX_ITEMS + 1:
-        raise WireError("tuple is malformed")
-    out: list[object] = []
+    if not tree or type(tree[0]) is not str:
+        return _decode_array(tree, _F8, payload, offset)
+    tag = tree[0]
+    if tag == FLOAT and len(tree) == 1:
+        arr, offset = _decode_array([], _F8, payload, offset)
+        return float(arr), offset
+    if tag == ARRAY and len(tree) == 3 and tree[1] in DTYPES and tree[1] != "<f8":
+        return _decode_array(tree[2], np.dtype(tree[1]), payload, offset)
+    if tag == SCALAR and len(tree) == 2 and tree[1] in DTYPES:
+        arr, offset = _decode_array([], np.dtype(tree[1]), payload, offset)
+        return arr[()], offset
+    if tag == OTHER and len(tree) == 2 and type(tree[1]) is str:
+        return Other(tree[1][:80]), offset
+    if tag not in (TUPLE, LIST, DICT) or depth >= MAX_NESTING:
+        raise WireError("value tree is malformed")
+    if len(tree) > 2 * MAX_ITEMS + 1 or (tag != DICT and len(tree) > MAX_ITEMS + 1):
+        raise WireError(f"{_NAMES[tag]} is malformed")
+    items = []
     for item in tree[1:]:
-        value, offset = decode_value(item, payload, offset, depth + 1)
-        out.append(value)
-    return tuple(out), offset
+        value, offset = _decode(item, payload, offset, depth + 1, budget)
+        items.append(value)
+    if tag != DICT:
+        return _CONTAINERS[tag](items), offset
+    if len(items) % 2:
+        raise WireError("dict is malformed")
+    try:
+        return dict(zip(items[::2], items[1::2])), offset
+    except TypeError:  # a key that cannot be one (an array, a list)
+        raise WireError("dict is malformed") from None
 
 
-def _decode_array(shape: list[object], payload: Buffer, offset: int) -> tuple[np.ndarray, int]:
-    if len(shape) > MAX_NDIM:
+def _decode_array(shape, dtype: np.dtype, payload, offset: int):
+    if type(shape) is not list or len(shape) > MAX_NDIM:
         raise WireError("array shape is malformed")
-    count, dims = 1, []
+    count = 1
     for d in shape:
         if type(d) is not int or not 0 <= d <= MAX_PAYLOAD:  # a bool is not an int here
             raise WireError("array shape is malformed")
         count *= d
-        dims.append(d)
-    nbytes = 8 * count
+    nbytes = dtype.itemsize * count
     if offset + nbytes > len(payload):
         raise WireError("array is larger than the payload")
-    arr = np.frombuffer(payload, dtype=_F8, count=count, offset=offset).reshape(dims)
-    if not arr.flags.writeable or arr.dtype != np.float64:
-        arr = arr.astype(np.float64)
-    return arr, offset + nbytes
+    if dtype.kind == "b" and count:
+        raw = np.frombuffer(payload, dtype=np.uint8, count=count, offset=offset)
+        if int(raw.max()) > 1:
+            raise WireError("a boolean array holds bytes other than 0 and 1")
+    arr = np.frombuffer(payload, dtype=dtype, count=count, offset=offset).reshape(shape)
+    if not arr.flags.writeable:
+        arr = arr.copy()
+    return arr, offset + stretch(nbytes)
 
 
 class Other:
-    """A returned object that is not an array, tuple or None: only its type name crosses."""
+    """A returned object that cannot cross (another type, or too large): only its type name does."""
 
     def __init__(self, type_name: str):
         self.type_name = type_name
@@ -211,13 +307,12 @@ class Other:
 class Frames:
     """Bytes read from the child, cut into whole frames; every size is checked before it is trusted."""
 
-    def __init__(self) -> None:
+    def __init__(self):
         self.buf = bytearray()
-        # The parsed header of the frame at the front, once it is whole.
-        self.header: dict[str, Any] | None = None
+        self.header = None  # the parsed header of the frame at the front, once it is whole
         self.need = 0
 
-    def take(self) -> tuple[dict[str, Any], bytearray] | None:
+    def take(self):
         """The first whole frame (header, payload), or None while it is incomplete."""
         buf = self.buf
         if self.header is None:

@@ -4,8 +4,8 @@ Started by the sandbox as a fresh interpreter before any reference, suite or oth
 is loaded, it imports numpy and warms it once, then waits on a control socket. For each spawn it
 forks a child (child.py) that confines itself (cgroup, network namespace, rlimits, Landlock, an
 unprivileged uid), loads the submission's files from its private folder and answers calls. The
-child talks to the grader only through its own pipes, in the wire format; it never sees a hidden
-case before the call that uses it, nor any expected value.
+child talks to the grader only through its own pipes, in the wire format; it never sees an
+expected value (docs/internals/sandbox.md says which inputs it sees, and when).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from qkv.shipped.checks import decode, encode
+from qkv.shipped.compare import copy_value
 
 # Written values keep this many significant digits: matrix products give other last bits under
 # other BLAS kernels (OPENBLAS_CORETYPE), and the release must be the same file on every CPU.
@@ -27,7 +28,7 @@ def build(
         for name, raw in cases:
             # Expected values come from the inputs as written, so the shipped file is consistent.
             args = tuple(decode(steady(a, atol)) for a in raw)
-            expected = getattr(reference, function)(*[np.array(a) for a in args])
+            expected = getattr(reference, function)(*[copy_value(a) for a in args])
             entries.append(
                 {
                     "name": name,
@@ -54,16 +55,30 @@ def build(
 
 
 def steady(value, atol: float):
-    """encode(value) with each number cut to DIGITS significant digits, and what is below the
+    """encode(value) with each float cut to DIGITS significant digits, and what is below a float
     array's own precision (under 1e-DIGITS of its largest value, and under atol / 10) written as
     0: a last-bit difference then changes no digit, and both cuts stay far inside the tolerance.
-    """
+    Other values (ints, bools, their arrays, strings, None) are written as they are."""
     if isinstance(value, tuple):
         return {"tuple": [steady(v, atol) for v in value]}
+    if isinstance(value, list):
+        return {"list": [steady(v, atol) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": [[encode(k), steady(v, atol)] for k, v in value.items()]}
+    floating = isinstance(value, (float, np.floating)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "f"
+    )
+    if not floating:
+        return encode(value)
     a = np.array(value, dtype=np.float64)
     finite = np.isfinite(a)
     if finite.any():
         cut = min(float(np.abs(a[finite]).max()) * 10.0**-DIGITS, atol / 10)
         a[finite & (np.abs(a) < cut)] = 0.0
     flat = [float(f"{x:.{DIGITS}g}") + 0.0 for x in a.ravel().tolist()]  # + 0.0: no -0.0
-    return encode(np.array(flat, dtype=np.float64).reshape(a.shape))
+    if type(value) is float:
+        return flat[0]
+    cut_value = np.array(flat, dtype=np.float64).reshape(a.shape)
+    if isinstance(value, np.generic):
+        return encode(value.dtype.type(cut_value[()]))
+    return encode(cut_value.astype(value.dtype, copy=False))

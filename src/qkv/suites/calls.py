@@ -12,20 +12,16 @@ nothing but a fresh child for the calls after it.
 
 from __future__ import annotations
 
-import copy
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from qkv.content.mistakes import inputs_key
 from qkv.sandbox.replies import CallResult
+from qkv.shipped.compare import copy_value, identical
 from qkv.suites.expect import Expect, StudentProblem
-
-if TYPE_CHECKING:
-    from qkv.sandbox.session import Session
 
 ENDING = ("timeout", "exited", "invalid")  # results after which a child is gone
 # The reference's results kept: those that took long to compute (a whole training run on the worked
@@ -44,7 +40,7 @@ class Planned:
 
     part: str
     function: str
-    args: list  # plain float64 arrays, as Expect sends them
+    args: list  # plain values, as Expect sends them
     result: CallResult | None = None
     answer: object = None  # what the reference answered when the call was planned
     answered: bool = False
@@ -53,9 +49,7 @@ class Planned:
         return (
             function == self.function
             and len(args) == len(self.args)
-            and all(
-                a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in zip(args, self.args)
-            )
+            and all(map(identical, args, self.args))
         )
 
 
@@ -81,15 +75,14 @@ class ReferenceMemo:
         return caller
 
     def _value(self, name, fn, args):
-        arrays = [np.asarray(a, dtype=np.float64) for a in args]
-        key = inputs_key(name, arrays)
+        key = inputs_key(name, args)
         for kept in (self._kept, self._cheap):
             value = kept.get(key, _NOT_KEPT)
             if value is not _NOT_KEPT:
                 kept.move_to_end(key)
                 return value
         started = time.perf_counter()
-        value = fn(*[a.copy() for a in arrays])
+        value = fn(*[copy_value(a) for a in args])
         kept, size = (
             (self._kept, MEMO_SIZE)
             if time.perf_counter() - started > DEAR
@@ -118,7 +111,7 @@ class PlanningExpect(Expect):
 
 def planning_call(memo: ReferenceMemo, plan: list[Planned], part: str):
     """A call for the planning pass: it records the call and answers as the reference does.
-    `args` are Expect's own float64 copies, which nothing else holds: the plan keeps them."""
+    `args` are Expect's own copies, which nothing else holds: the plan keeps them."""
 
     def call(function: str, args) -> CallResult:
         plan.append(planned := Planned(part, function, args))
@@ -127,36 +120,9 @@ def planning_call(memo: ReferenceMemo, plan: list[Planned], part: str):
         except Exception as e:
             return CallResult("raised", message=type(e).__name__)
         planned.answer, planned.answered = value, True
-        return CallResult("returned", _copy(value), (False,) * len(args))
+        return CallResult("returned", copy_value(value), (False,) * len(args))
 
     return call
-
-
-def _copy(value):
-    """A copy the test may change: arrays and tuples of them copied directly, anything else deeply."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, tuple) and all(isinstance(v, np.ndarray) for v in value):
-        return tuple(v.copy() for v in value)
-    return copy.deepcopy(value)
-
-
-def identical(a, b) -> bool:
-    """The same value bit for bit: arrays of one dtype, shape and bytes, or tuples of such."""
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        return (
-            isinstance(a, tuple)
-            and isinstance(b, tuple)
-            and len(a) == len(b)
-            and all(map(identical, a, b))
-        )
-    return (
-        isinstance(a, np.ndarray)
-        and isinstance(b, np.ndarray)
-        and a.dtype == b.dtype
-        and a.shape == b.shape
-        and a.tobytes() == b.tobytes()
-    )
 
 
 def _identical_floats(a, b) -> bool:
@@ -168,14 +134,14 @@ def _identical_floats(a, b) -> bool:
 def _floats(value) -> bool:
     if isinstance(value, tuple):
         return all(map(_floats, value))
-    return value.dtype == np.float64  # an array: identical() said so
+    return isinstance(value, np.ndarray) and value.dtype == np.float64
 
 
 class StudentCalls:
-    """One student's child and calls, as the judging pass makes them.
+    """One student's worker and calls, as the judging pass makes them.
 
-    A part whose call timed out, killed its child or answered malformed is dead: its later calls
-    are not run. The other parts go on in a fresh child.
+    A part whose call timed out, killed its worker or answered malformed is dead: its later calls
+    are not run. The other parts go on in a fresh worker.
     """
 
     def __init__(self, open_session, planned: list[Planned]):
@@ -183,11 +149,11 @@ class StudentCalls:
         self.planned = planned
         self.cursor = 0  # planned calls before it were served or passed over
         self.batched = False  # whether the planned calls have been run
-        self.session: Session | None = None
+        self.session = None
         self.load_failure: tuple[str, str] | None = None
-        self.dead_parts: dict[str, tuple[str, str]] = {}  # part -> (outcome, message)
-        self.stream = False  # once a batch stopped short (timed out, its child died), batches answer call by call
-        self.output: list[str] = []  # what each child printed
+        self.dead_parts: dict = {}  # part -> (outcome, message)
+        self.stream = False  # once a batch stopped short (timed out, its worker died), batches answer call by call
+        self.output: list[str] = []  # what each worker printed
 
     def call(self, part: str, function: str, args) -> CallResult:
         if part in self.dead_parts:
@@ -199,8 +165,8 @@ class StudentCalls:
         result = None if index is None else self._served(index)
         if result is None:  # not planned (a test that branched on a wrong value): ask now
             if not self._ready():
-                raise StudentProblem(*self._failure())
-            result = self._live().call(function, args)
+                raise StudentProblem(*self.load_failure)
+            result = self.session.call(function, args)
         if result.kind in ENDING:
             self.dead_parts[part] = (result.kind, result.message)
             self.close_session()
@@ -243,18 +209,24 @@ class StudentCalls:
         return result
 
     def _run_batch(self, start: int) -> None:
-        """Run the planned calls from `start` on (but those of dead parts) in one exchange."""
+        """Run the planned calls from `start` on (but those of dead parts) in one exchange, each sent
+        once the one before it has returned."""
         self.batched = True
         todo = [p for p in self.planned[start:] if p.part not in self.dead_parts]
-        results = self._live().call_many([(p.function, p.args) for p in todo], stream=self.stream)
+        # One by one: the worker never holds an input of a call it has not been asked to make.
+        results = self.session.call_many(
+            [(p.function, p.args) for p in todo], stream=self.stream, one_by_one=True
+        )
         if len(results) < len(todo) and not self.stream:
-            # The batch stopped short (it outlasted one call's limit, or the child ended or answered
-            # malformed), and which call did it is unknown: the same calls again in a fresh child,
-            # answered one by one, as call-by-call grading would have made them.
+            # The batch stopped short (it outlasted one call's limit, or the worker ended or answered
+            # malformed), and which call did it is unknown: the same calls again in a fresh worker,
+            # sent one by one, as call-by-call grading would have made them.
             self.stream = True
             self.close_session()
             results = (
-                self._live().call_many([(p.function, p.args) for p in todo], stream=True)
+                self.session.call_many(
+                    [(p.function, p.args) for p in todo], stream=True, one_by_one=True
+                )
                 if self._ready()
                 else []
             )
@@ -263,23 +235,15 @@ class StudentCalls:
         if results and results[-1].kind in ENDING:
             self.close_session()
 
-    def _live(self) -> Session:
-        assert self.session is not None, "_ready() opens it"
-        return self.session
-
-    def _failure(self) -> tuple[str, str]:
-        assert self.load_failure is not None, "_ready() says there is one"
-        return self.load_failure
-
     def _ready(self) -> bool:
-        """A live child for the next call, unless the submission cannot be loaded."""
+        """A live worker for the next call, unless the submission cannot be loaded."""
         if self.load_failure is None and (self.session is None or self.session.status is not None):
             self.close_session()
             self.session, self.load_failure = self._open_session()
         return self.load_failure is None
 
     def close_session(self, *, wait: bool = True) -> None:
-        """End the child; without `wait`, the sandbox finishes that while grading goes on."""
+        """End the worker; without `wait`, the sandbox finishes that while grading goes on."""
         if self.session is not None:
             self.session.close(wait=wait)
             text = self.session.output.text()

@@ -1,7 +1,7 @@
 """What the hidden suites use: a proxy to the student's functions and `Expect`, which compares.
 
 A suite test asks `expect.same(function, *args)`: the student's function runs in the sandbox on
-plain arrays, the reference runs here, and a mismatch raises CheckFailed with one teaching
+the values as the suite made them, the reference runs here, and a mismatch raises CheckFailed with one teaching
 sentence (naming the catalogued mistake when the output matches one). Anything other than a
 returned value (an exception, a timeout, a dead child) raises StudentProblem with its outcome.
 """
@@ -12,7 +12,7 @@ import numpy as np
 
 from qkv.content.mistakes import inputs_key
 from qkv.results.outcomes import Outcome
-from qkv.shipped.compare import crash_problem, problem
+from qkv.shipped.compare import copy_value, crash_problem, problem
 from qkv.suites import relations
 from qkv.suites.ledger import Ledger, TestCalls
 
@@ -75,22 +75,20 @@ class Expect:
         """The student's return value and which inputs it changed; raises StudentProblem otherwise
         (or CheckFailed when the error is the one a catalogued mistake raises on these inputs).
         `hidden=False` says the inputs are public (the worked example), as for same()."""
-        arrays = [np.array(a, dtype=np.float64) for a in args]
-        self._track(function, arrays, hidden)
-        result = self._call(function, arrays)
+        args = [copy_value(a) for a in args]
+        self._track(function, args, hidden)
+        result = self._call(function, args)
         self.last_value = result.value
         if result.kind == "raised":
             catalogue = self.content.catalogue
-            named = crash_problem(
-                result.message, catalogue.crashes(self.reference, function, arrays)
-            )
+            named = crash_problem(result.message, catalogue.crashes(self.reference, function, args))
             if named:
                 raise CheckFailed(
                     f"{named} (It {result.message})", catalogue.id_of(function, named)
                 )
         if result.kind != "returned":
             raise StudentProblem(Outcome.of_call(result.kind), result.message)
-        self._unjudged.append((function, result.value, arrays))
+        self._unjudged.append((function, result.value, args))
         return result.value, result.inputs_changed
 
     def _track(self, function: str, args, hidden: bool) -> None:
@@ -101,7 +99,7 @@ class Expect:
     def call_shared(self, function: str, *args):
         """As call(), but made once per student for the same function: the checks that judge one
         expensive call (a whole training run, say) share its value, or its failure."""
-        arrays = [np.array(a, dtype=np.float64) for a in args]
+        arrays = [copy_value(a) for a in args]
         self._track(function, arrays, True)
         key = inputs_key(function, arrays)
         if key not in self._shared:
@@ -130,9 +128,7 @@ class Expect:
 
     def _fail(self, message: str, mistake: str | None, args, hidden: bool, outcome=Outcome.FAILED):
         if hidden and self.show_inputs:
-            shown = "; ".join(
-                np.array2string(np.asarray(a), precision=3, separator=", ") for a in args
-            )
+            shown = "; ".join(map(_shown, args))
             message += f" Inputs: {shown}"
         raise CheckFailed(message, mistake, outcome)
 
@@ -179,7 +175,7 @@ class Expect:
             self.ledger.right(function, self.check)
 
     def _public(self, function: str, args) -> bool:
-        return self.ledger.is_public(function, [np.asarray(a, dtype=np.float64) for a in args])
+        return self.ledger.is_public(function, list(args))
 
     def settle(self) -> None:
         """After a check's own conditions held: it counts only if every value the student returned
@@ -191,7 +187,7 @@ class Expect:
 
     def _expected_for(self, function: str, args):
         """The reference's value on args (which it gets copies of: it must not change the test's)."""
-        return getattr(self._expected, function)(*[np.array(a, dtype=np.float64) for a in args])
+        return getattr(self._expected, function)(*[copy_value(a) for a in args])
 
     def expected(self, function: str, *args):
         """The reference's value on args (kept for inputs asked for before: callers must not
@@ -261,3 +257,11 @@ class Expect:
         """Fail with `message` unless a required property holds."""
         if not condition:
             raise CheckFailed(message, mistake)
+
+
+def _shown(value) -> str:
+    """An input as a failing check's message shows it."""
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=3, separator=", ")
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."

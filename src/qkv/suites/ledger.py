@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from qkv.content.mistakes import inputs_key
 from qkv.results.outcomes import Outcome
 from qkv.results.records import TestResult
@@ -23,7 +21,7 @@ from qkv.suites.relations import SQUARE_ONLY, square_only
 def public_keys(content) -> frozenset[bytes]:
     """The inputs of every public case, bit for bit, as inputs_key gives them."""
     return frozenset(
-        inputs_key(function, [np.asarray(a, dtype=np.float64) for a in args])
+        inputs_key(function, list(args))
         for function, cases in content.public_cases().items()
         for _, args in cases
     )
