@@ -4,6 +4,7 @@ import types
 
 import numpy as np
 
+from qkv.content import reference as reference_mod
 from qkv.content.mistakes import Catalogue, Mistake
 from qkv.shipped.compare import crash_problem
 
@@ -54,8 +55,6 @@ def heads(X, n_heads):
 
 
 def _from_source():
-    from qkv.content import reference as reference_mod
-
     return reference_mod.module_from_source(REFERENCE, "reference")
 
 

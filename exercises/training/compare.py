@@ -5,12 +5,7 @@ first that fails is reported with actual against expected. When the values are w
 is matched against known wrong variants (the misconception catalogue, computed elsewhere) so the
 message can name the mistake. This module depends on numpy only: it ships in the student bundle.
 
-Values are compared as what the reference returns: float arrays and floats within the course's
-tolerance; bool and int arrays, ints, bools, strings and None exactly (a boolean mask must be one);
-tuples, lists and dicts item by item. Accepted on purpose: a list (or nested lists) of the right
-numbers counts as the float array it spells, and a list of values as a tuple, since numpy itself
-reads them so. Not accepted: float values that are only close, as float32 arithmetic gives (about
-7 significant digits, where the tolerance asks for float64's); they get a message of their own.
+More in docs/internals/grading.md.
 """
 
 from __future__ import annotations

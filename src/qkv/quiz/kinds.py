@@ -234,7 +234,13 @@ def form(kind: str, letters: str, shape: tuple) -> str:
 
 
 def example_answer(kind: str, letters: str, shape: tuple) -> str:
-    """An answer of the right form for a question (not its answer): what answers.yaml would hold."""
+    """An answer of the right form for a question (not its answer): what answers.yaml would hold.
+
+    Args:
+        kind: the question's kind (a key of KINDS).
+        letters: its choice letters, for a choice question.
+        shape: the shape of its numbers, () for one number.
+    """
     if kind == "single":
         return letters[:1] or "a"
     if kind == "multiple":

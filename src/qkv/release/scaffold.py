@@ -154,6 +154,11 @@ def files(assignment_id: str, title: str) -> dict[str, str]:
 def create(course_path, assignment_id: str, title: str | None = None) -> tuple[Path, str | None]:
     """Write solutions/<id>/ beside course.yaml and add the assignment to course.yaml.
 
+    Args:
+        course_path: course.yaml or its folder (None: ./course.yaml).
+        assignment_id: the new assignment's id.
+        title: its title (default: made from the id).
+
     Returns:
         (the folder, None) when course.yaml was extended, or (the folder, the lines to add to its
         `assignments:`) when the file's layout does not allow appending them safely.

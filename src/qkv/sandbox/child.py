@@ -4,7 +4,7 @@ The zygote (zygote.py) forks it with the submission's pipes and a Landlock rules
 the seccomp filter the zygote installed on itself. It confines itself (an IPC namespace, rlimits,
 Landlock, an unprivileged uid, death with the zygote, the import gate), loads the submission's entry
 file and answers calls in the wire format until the grader closes its request pipe. It never sees an
-expected value, nor an input of a call not yet made (docs/internals/sandbox.md).
+expected value; which inputs it sees, and when: docs/internals/sandbox.md.
 
 A child writes to every page it touches, and each such page is copied for it: what is the same for
 every submission is worked out once by the zygote (`Setup`), before its first fork.

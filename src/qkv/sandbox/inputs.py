@@ -5,10 +5,8 @@ The region is a memory file (memfd) of wire.INPUTS_BYTES, sparse and sealed at t
 grader writes a batch's inputs there and the frame says where; the child has the file mapped
 (isolation.map_shared) and its calls get views of those bytes. So whether a call changed its
 inputs, the grader sees for itself, in the file: the child is the student's process and its word
-on that could be anything. A batch's inputs are written at once, before its first call; calls
-sent one by one (Session.call_many's one_by_one) have each call's written only once the call
-before it returned. Batches go one after another through the region (wrapping at its end, never
-within an exchange), so an input a call kept from an earlier batch stays as it came.
+on that could be anything. Batches go one after another through the region (wrapping at its end,
+never within an exchange), so an input a call kept from an earlier batch stays as it came.
 """
 
 from __future__ import annotations

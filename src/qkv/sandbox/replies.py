@@ -123,7 +123,14 @@ def _result(
 
 
 def ending(why: str, function: str, limit: float, exit_text) -> CallResult:
-    """The result of the call an exchange ended on: `why` is timeout, exited or "invalid: ..."."""
+    """The result of the call an exchange ended on.
+
+    Args:
+        why: timeout, exited, or "invalid: <what was malformed>".
+        function: the function of that call.
+        limit: the seconds that call could take.
+        exit_text: () -> how the child ended, asked only when it exited.
+    """
     if why == "timeout":
         return CallResult(
             "timeout", message=f"{function}() did not return within {limit:g} s (an endless loop?)"

@@ -209,24 +209,18 @@ class StudentCalls:
         return result
 
     def _run_batch(self, start: int) -> None:
-        """Run the planned calls from `start` on (but those of dead parts) in one exchange, each sent
-        once the one before it has returned."""
+        """Run the planned calls from `start` on (but those of dead parts) in one exchange."""
         self.batched = True
         todo = [p for p in self.planned[start:] if p.part not in self.dead_parts]
-        # One by one: the worker never holds an input of a call it has not been asked to make.
-        results = self.session.call_many(
-            [(p.function, p.args) for p in todo], stream=self.stream, one_by_one=True
-        )
+        results = self.session.call_many([(p.function, p.args) for p in todo], stream=self.stream)
         if len(results) < len(todo) and not self.stream:
             # The batch stopped short (it outlasted one call's limit, or the worker ended or answered
             # malformed), and which call did it is unknown: the same calls again in a fresh worker,
-            # sent one by one, as call-by-call grading would have made them.
+            # answered one by one, as call-by-call grading would have made them.
             self.stream = True
             self.close_session()
             results = (
-                self.session.call_many(
-                    [(p.function, p.args) for p in todo], stream=True, one_by_one=True
-                )
+                self.session.call_many([(p.function, p.args) for p in todo], stream=True)
                 if self._ready()
                 else []
             )
