@@ -337,7 +337,7 @@ class Child:
         except MemoryError:
             return [wire.Op.MEMORY], []
         except BaseException:
-            value, arrays = type(result).__name__[:80], []
+            value, arrays = [wire.OTHER, type(result).__name__[:80]], []
         try:
             changed = [_changed(a, *original) for a, original in zip(args, originals)]
         except MemoryError:
