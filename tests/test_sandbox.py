@@ -88,7 +88,9 @@ def test_an_input_list_changed_in_place_is_reported(sb):
 
 
 def test_values_the_wire_cannot_carry_cross_as_their_type_name(sb):
-    body = "import numpy as np\ndef f(S):\n    return (np.array(['a']), object(), 1j, ['x'] * 5000)\n"
+    body = (
+        "import numpy as np\ndef f(S):\n    return (np.array(['a']), object(), 1j, ['x'] * 5000)\n"
+    )
     with session(sb, body) as s:
         r = s.call("f", [S])
     assert [v.type_name for v in r.value] == [

@@ -48,7 +48,16 @@ def _answer_line(q: Question) -> str:
 
 
 def render_text(quiz: Quiz, posed: list[Posed], student: str) -> str:
-    """One student's own copy of the quiz, for the terminal: their numbers, their choice letters."""
+    """One student's own copy of the quiz, for the terminal: their numbers, their choice letters.
+
+    Args:
+        quiz: the quiz master.
+        posed: the student's variant.
+        student: the student, named in the header.
+
+    Returns:
+        The text.
+    """
     total = sum(p.max_score for p in posed)
     lines = [
         quiz.title,
@@ -156,7 +165,16 @@ def _yaml_value(answer) -> str:
 
 
 def answer_key(quiz: Quiz, posed: list[Posed], student: str) -> str:
-    """An answers.yaml that scores full marks for this student (their letters, their numbers)."""
+    """An answers.yaml that scores full marks for this student (their letters, their numbers).
+
+    Args:
+        quiz: the quiz master.
+        posed: the student's variant.
+        student: the student, named in the header.
+
+    Returns:
+        The file's text.
+    """
     lines = [
         f"{KEY_HEADER} {student}: full marks. For instructors; never hand it out.",
         f"# Quiz: {quiz.title}",

@@ -208,7 +208,13 @@ class Session:
         return result
 
     def call(self, function: str, args, *, timeout: float | None = None) -> CallResult:
-        """Call a student function on plain values; never raises for anything the child does."""
+        """Call a student function on plain values; never raises for anything the child does.
+
+        Args:
+            function: the function's name.
+            args: its inputs.
+            timeout: seconds the call may take, instead of the function's limit.
+        """
         return self.call_many([(function, args)], timeout=timeout)[0]
 
     def call_many(
@@ -222,6 +228,11 @@ class Session:
         comes back short with no failure when it stops (which call is to blame is unknown). With
         `one_by_one`, each call's inputs are written, and the call sent, once the one before it
         returned (each bounded on its own): the child never holds an input of a call not made.
+
+        Args:
+            calls: (function, args) pairs.
+            timeout: seconds each call may take, instead of its function's limit.
+            stream: answer call by call; one_by_one: send call by call (see above).
         """
         if not calls:
             return []
@@ -246,7 +257,7 @@ class Session:
                 for tree, own, limit in zip(trees, inputs, limits):
                     batches.append(batch := self._region.write([own]))
                     call = {"op": wire.Op.CALLS, "calls": [tree], "inputs": batch.where}
-                    header, payload = self._ask(wire.pack(call), limit, frames)
+                    header, payload = next(self._frames(wire.pack(call), limit, frames=frames))
                     held = self._took(held, payload, calls[len(done) : len(done) + 1], header, done)
                 return self._seen(done, batches)
             batches.append(batch := self._region.write(inputs))
@@ -283,30 +294,6 @@ class Session:
             calls, header, payload, entry=self.entry, stopped=stopped, memory_mb=mib
         )
         return held
-
-    def _ask(self, frame: bytes, timeout: float, frames) -> tuple[dict, bytes]:
-        """The child's reply to one call's frame within `timeout` s: _frames, with no select first."""
-        try:
-            sent = os.write(self._req, frame)
-        except BlockingIOError:
-            sent = 0
-        except BrokenPipeError:  # the child is gone: its reply pipe says so
-            sent = len(frame)
-        if sent < len(frame):
-            return next(self._frames(frame[sent:], timeout, frames=frames))
-        deadline = time.monotonic() + timeout
-        while (got := frames.take()) is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise _Timeout()
-            readable, _, _ = select.select([self._rep, self._out], [], [], left)
-            if self._out in readable:
-                self._drain_output()
-            if self._rep in readable:
-                if not (chunk := os.read(self._rep, 1 << 20)):
-                    raise _Exited()
-                frames.buf += chunk
-        return got
 
     def limit(self, function: str) -> float:
         """Seconds one call of `function` may take."""

@@ -70,6 +70,12 @@ def encode_value(value, arrays: list, depth: int = 0, *, strict: bool = False):
 
     What cannot cross (another type, past the caps) becomes ["o", its type's name]; with `strict`
     (the grader's own values) it raises TypeError instead.
+
+    Args:
+        value: what to send.
+        arrays: where its arrays go, in the order their bytes travel.
+        depth: how deep in a container value is.
+        strict: raise for what cannot cross.
     """
     if type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM:
         arrays.append(value)  # most values: as they are
@@ -221,6 +227,12 @@ def decode_value(tree, payload, offset: int = 0, depth: int = 0):
 
     From a writable payload (a bytearray) arrays are views of it, each its own stretch; from bytes,
     copies (either way, writable arrays).
+
+    Args:
+        tree: the value's tree, from an untrusted header.
+        payload: the bytes its arrays are read from.
+        offset: where in the payload they start.
+        depth: how deep in a container the tree is.
     """
     return _decode(tree, payload, offset, depth, _Budget())
 
