@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from course_content import CONTENT
+from course_content import CONTENT, COURSE
 from qkv.cli import main
 from qkv.errors import QkvError
 from qkv.release import steps as release
@@ -31,15 +31,17 @@ def test_steps_run_in_this_order():
     ]
 
 
-def test_committed_exercises_are_exactly_what_release_produces(course, assignment):
-    files = release.build(course, assignment)
+@pytest.mark.parametrize("assignment_id", [a.id for a in COURSE.assignments])
+def test_committed_exercises_are_exactly_what_release_produces(course, assignment_id):
+    files = release.build(course, course.assignment(assignment_id))
+    folder = ROOT / "exercises" / assignment_id
     on_disk = {
-        p.relative_to(ROOT / "exercises" / "attention").as_posix(): p.read_text()
-        for p in (ROOT / "exercises" / "attention").rglob("*")
+        p.relative_to(folder).as_posix(): p.read_text()
+        for p in folder.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     }
     assert on_disk == files, (
-        "exercises/attention is not what release builds from solutions/: if you changed "
+        f"exercises/{assignment_id} is not what release builds from solutions/: if you changed "
         "solutions/ or the engine's release, run `qkv release` and commit exercises/"
     )
 
@@ -48,7 +50,7 @@ def test_committed_exercises_are_exactly_what_release_produces(course, assignmen
 @pytest.mark.parametrize("kernel", ["Haswell", "Nehalem", "Prescott"])
 def test_release_under_each_blas_kernel_is_the_committed_exercises(tmp_path, kernel):
     env = {**os.environ, "OPENBLAS_CORETYPE": kernel}
-    for assignment in ("attention", "training"):
+    for assignment in (a.id for a in COURSE.assignments):
         out = tmp_path / assignment
         subprocess.run(
             [sys.executable, "-c", "import sys, qkv.cli; sys.exit(qkv.cli.main())", "release", "--course", str(ROOT / "course.yaml"),
