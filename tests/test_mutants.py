@@ -4,6 +4,7 @@ rest graded in the sandbox; the suites must catch at least 95 % of them."""
 import ast
 
 import numpy as np
+import pytest
 
 from course_content import CONTENT, COURSE
 from qkv.cli import main
@@ -54,7 +55,9 @@ def test_a_mutant_that_returns_what_the_reference_returns_is_equivalent():
     assert all(m.line >= 6 for m in by_change.values())  # never the docstring
 
 
-def test_validate_mutants_catches_at_least_95_percent_of_over_100(capsys, course):
+# masked's sizes are ints and its masks booleans: its mutants are called with them as they are.
+@pytest.mark.parametrize("assignment", ["attention", "masked"])
+def test_validate_mutants_catches_at_least_95_percent_of_over_100(capsys, course, assignment):
     code = main(
         [
             "validate",
@@ -62,7 +65,7 @@ def test_validate_mutants_catches_at_least_95_percent_of_over_100(capsys, course
             "--course",
             str(course.root),
             "--assignment",
-            "attention",
+            assignment,
             "--jobs",
             "2",
         ]

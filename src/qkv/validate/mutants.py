@@ -28,7 +28,7 @@ from qkv.course.config import Assignment, Course
 from qkv.errors import QkvError
 from qkv.grade import batch as grade_mod
 from qkv.results import records as results
-from qkv.shipped.compare import problem
+from qkv.shipped.compare import copy_value, problem
 from qkv.validate import synthetic
 
 TARGET = 95.0  # per cent of non-equivalent mutants the suites should catch
@@ -238,9 +238,9 @@ def equivalent(content, reference, mutant: Mutant, inputs, tolerance) -> bool:
     for function in content.functions:
         for args in inputs.get(function, ()):
             with np.errstate(all="ignore"):
-                expected = getattr(reference, function)(*[np.array(a, dtype=float) for a in args])
+                expected = getattr(reference, function)(*[copy_value(a) for a in args])
                 try:
-                    value = getattr(module, function)(*[np.array(a, dtype=float) for a in args])
+                    value = getattr(module, function)(*[copy_value(a) for a in args])
                 except Exception:
                     return False
             if problem(value, expected, rtol=tolerance.rtol, atol=tolerance.atol) is not None:
