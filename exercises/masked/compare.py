@@ -168,6 +168,17 @@ class _Against:
         )
 
 
+def _named(against, actual, expected, variants, rtol: float, atol: float) -> str | None:
+    """The mistake the value shows, when the evidence fits that mistake and no other: exactly one
+    catalogued message matches (two mistakes that give the same numbers here name neither)."""
+    found = {
+        message
+        for message, wrong in variants
+        if against.same(wrong) and not same(wrong, expected, rtol, atol)
+    }
+    return found.pop() if len(found) == 1 else None
+
+
 _INTS = (int, np.integer)
 _BOOLS = (bool, np.bool_)
 
@@ -265,17 +276,24 @@ def _near(arr: np.ndarray, expected: np.ndarray) -> bool:
 
 
 def crash_problem(error: str, crashes=()) -> str | None:
-    """The catalogued mistake whose code raises the same error on the same inputs, if any.
+    """The catalogued mistake whose code raises the same error on the same inputs, when exactly one
+    does: the whole message counts, sizes included (`V @ A` and `A.T @ V` both fail in matmul,
+    with other sizes), and an error that several mistakes raise names none of them.
 
     Args:
         error: the student's error as reported ("raised ValueError: matmul: ... (line 3 ...)").
         crashes: (message, "ErrorType: text") pairs, one per mistake that raises on these inputs.
     """
-    error = _gist(error)
-    for message, signature in crashes:
-        if "raised " + _gist(signature)[:100] in error:
-            return message
-    return None
+    said = " ".join(error.split())
+    found = {
+        message
+        for message, signature in crashes
+        if said.startswith("raised " + " ".join(signature.split())[:SIGNATURE_CHARS])
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+SIGNATURE_CHARS = 250  # of "Type: text": the student's text is cut at 300 characters
 
 
 def same_error(a: str, b: str) -> bool:
@@ -311,9 +329,9 @@ def problem(
     against = _Against(actual, rtol, atol)
     if against.same(expected):
         return None
-    for message, wrong in variants:
-        if against.same(wrong) and not same(wrong, expected, rtol, atol):
-            return message
+    named = _named(against, actual, expected, variants, rtol, atol)
+    if named:
+        return named
     if actual is None:
         return "returned None: did you forget a return statement?"
     return (

@@ -136,10 +136,12 @@ def chain_hint(function: str, failing, functions, chain) -> str:
     names = callees(function, failing, functions, chain)
     if not names:
         return ""
-    listed = ", ".join(f"{f}()" for f in names)
+    called = [f"{f}()" for f in names]
+    listed = called[0] if len(called) == 1 else ", ".join(called[:-1]) + " and " + called[-1]
+    if len(called) == 1:
+        return f"; {function}() calls your own functions, and {listed} fails on its own: fix that first."
     return (
-        f"; {function}() calls your own functions, and {listed} "
-        f"{'fails' if len(names) == 1 else 'fail'} on its own: fix that first."
+        f"; {function}() calls your own functions, and {listed} fail on their own: fix them first."
     )
 
 

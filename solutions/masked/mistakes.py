@@ -219,18 +219,6 @@ MASKED_SOFTMAX = (
         """,
     ),
     _m(
-        "softmax_nan_rows",
-        "masked_softmax",
-        "a row that keeps nothing comes out as nan (-inf - -inf, then 0 / 0): shift such a row by "
-        "0 and divide by 1, so that its weights are 0.",
-        """
-        def masked_softmax(S, mask):
-            kept = np.where(mask, S, -np.inf)
-            e = np.exp(kept - kept.max(axis=-1, keepdims=True))
-            return e / e.sum(axis=-1, keepdims=True)
-        """,
-    ),
-    _m(
         "softmax_renormalised_after",
         "masked_softmax",
         "the softmax is taken over every key, then masked and renormalised: when a masked-out "
