@@ -101,7 +101,15 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_public_checks_import_only_numpy_the_standard_library_and_each_other():
-    allowed = {"__future__", "json", "dataclasses", "pathlib", "numpy", "qkv.shipped.compare"}
+    allowed = {
+        "__future__",
+        "json",
+        "dataclasses",
+        "pathlib",
+        "typing",
+        "numpy",
+        "qkv.shipped.compare",
+    }
     for name in ("checks.py", "compare.py"):
         assert _imports(ENGINE / "shipped" / name) <= allowed, name
 

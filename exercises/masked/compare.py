@@ -10,6 +10,8 @@ More in docs/internals/grading.md.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -37,8 +39,7 @@ def copy_value(value):
 
 
 def identical(a, b) -> bool:
-    """The same value bit for bit: of one type; arrays of one dtype, shape and bytes; floats of the
-    same bits; containers item by item."""
+    """The same value bit for bit: one type, dtype, shape and bytes; containers item by item."""
     kind = type(a)
     if kind is not type(b):
         return False
@@ -128,8 +129,10 @@ class _Against:
 
     def __init__(self, actual, rtol: float, atol: float):
         self.actual, self.rtol, self.atol = actual, rtol, atol
-        self._array = _UNSET  # as_array(actual), once needed
-        self._items = None  # an _Against per item, when actual is a tuple or a list
+        self._array: Any = _UNSET  # as_array(actual), once needed
+        self._items: list[_Against] | None = (
+            None  # an _Against per item, when actual is a tuple or a list
+        )
 
     def same(self, other) -> bool:
         actual = self.actual
@@ -304,7 +307,7 @@ def same_error(a: str, b: str) -> bool:
 def _gist(text: str) -> str:
     """An error message with its numbers (shapes, sizes, axes) blanked and its spaces collapsed:
     `K @ Q` and `Q @ K` fail alike whatever the shapes of the case."""
-    out = []
+    out: list[str] = []
     for c in " ".join(text.split()):
         if c.isdigit():
             if not out or out[-1] != "#":

@@ -78,7 +78,7 @@ HOOKS: tuple[Hook, ...] = (
         "FUNCTIONS",
         "tuple[str, ...]",
         "the functions students write, in order",
-        fits=lambda v: _names(v) and len(v) > 0,
+        fits=lambda v: _names(v) and bool(v),
     ),
     Hook(
         "MISTAKES",

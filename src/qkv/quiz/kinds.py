@@ -255,7 +255,8 @@ def example_answer(kind: str, letters: str, shape: tuple) -> str:
 def examples(questions, most: int = 2) -> str:
     """ "`id: answer`" for a quiz's first questions of different kinds, joined by "or": examples of
     answers.yaml in the quiz's own words."""
-    shown, kinds = [], set()
+    shown: list[str] = []
+    kinds: set[str] = set()
     for q in questions:  # (not true or false: an example there could read as the answer)
         if q.kind not in kinds and q.kind != "truefalse" and len(shown) < most:
             kinds.add(q.kind)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import numpy as np
 
@@ -90,11 +91,14 @@ def render_text(quiz: Quiz, posed: list[Posed], student: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _inputs(q: Question) -> dict[str, Any]:
+    """A question's numbers by name (none when it has no numbers)."""
+    return q.inputs if isinstance(q.inputs, dict) else {}
+
+
 def draws(quiz: Quiz) -> bool:
     """Whether some question of the quiz uses numbers drawn per student."""
-    return any(
-        not isinstance(v, np.ndarray) for q in quiz.questions for v in (q.inputs or {}).values()
-    )
+    return any(not isinstance(v, np.ndarray) for q in quiz.questions for v in _inputs(q).values())
 
 
 def render_markdown(quiz: Quiz, quiz_points: float) -> str:
@@ -111,12 +115,8 @@ def render_markdown(quiz: Quiz, quiz_points: float) -> str:
         f"`{SHOW_COMMAND}` prints it). Check the form of your answers with `{CHECK_COMMAND}`."
     )
     for number, q in enumerate(quiz.questions, 1):
-        drawn = {
-            n: f"[your {n}]" for n, v in (q.inputs or {}).items() if not isinstance(v, np.ndarray)
-        }
-        fixed = {
-            n: format_numbers(v) for n, v in (q.inputs or {}).items() if isinstance(v, np.ndarray)
-        }
+        drawn = {n: f"[your {n}]" for n, v in _inputs(q).items() if not isinstance(v, np.ndarray)}
+        fixed = {n: format_numbers(v) for n, v in _inputs(q).items() if isinstance(v, np.ndarray)}
         share = quiz_points * q.points / total if total else 0.0
         lines += ["", f"## {number}. {q.id} ({KINDS[q.kind].label}, {_points(share)})", ""]
         lines += _paragraphs(fill(q.text, {**drawn, **fixed}))

@@ -176,6 +176,7 @@ def check_reference_passes(r: Release) -> None:
     """The reference passes the public checks as students get them (public_cases.json read back as
     the release wrote it): a release its own reference would fail is refused, naming the check."""
     cases = json.loads(r.files[layout.CASES_FILE])
+    assert r.content is not None  # read_master has run
     ref = r.content.reference_from(r.master, where=r.assignment.source)
     call = public_checks.direct_call(ref, r.student_file)
     for function in cases["functions"]:
@@ -253,7 +254,7 @@ def add_notebook(r: Release) -> None:
         notebook=layout.notebook_file(r.assignment),
         code=r.student_file,
         quiz=NOTEBOOK_QUIZ if r.quiz else "",
-        drawn=NOTEBOOK_DRAWN if r.content.notebook_snippets else NOTEBOOK_CHECKED,
+        drawn=NOTEBOOK_DRAWN if r.content and r.content.notebook_snippets else NOTEBOOK_CHECKED,
     )
 
 

@@ -14,6 +14,7 @@ import select
 import signal
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from qkv.sandbox import folders, replies, wire
 from qkv.sandbox.inputs import InputsRegion
@@ -207,6 +208,11 @@ class Session:
             self.close()
         return result
 
+    @property
+    def _inputs(self) -> InputsRegion:
+        assert self._region is not None, "made when the session starts"
+        return self._region
+
     def call(self, function: str, args, *, timeout: float | None = None) -> CallResult:
         """Call a student function on plain values; never raises for anything the child does.
 
@@ -241,9 +247,11 @@ class Session:
         limits = [self.limit(function) if timeout is None else timeout for function, _ in calls]
         trees, inputs = [], []
         for f, args in calls:
-            tree, own = [f], []
+            tree: list[Any] = [f]
+            own: list[Any] = []
             for a in args:
-                own.append(arrays := [])
+                arrays: list[Any] = []
+                own.append(arrays)
                 tree.append(wire.encode_value(a, arrays, strict=True))
             trees.append(tree)
             inputs.append(own)
@@ -252,15 +260,15 @@ class Session:
         held = 0  # bytes of values received: this process keeps them until they are judged
         try:
             if one_by_one:
-                self._region.reserve(inputs)
+                self._inputs.reserve(inputs)
                 frames = wire.Frames()
                 for tree, own, limit in zip(trees, inputs, limits):
-                    batches.append(batch := self._region.write([own]))
+                    batches.append(batch := self._inputs.write([own]))
                     call = {"op": wire.Op.CALLS, "calls": [tree], "inputs": batch.where}
                     header, payload = next(self._frames(wire.pack(call), limit, frames=frames))
                     held = self._took(held, payload, calls[len(done) : len(done) + 1], header, done)
                 return self._seen(done, batches)
-            batches.append(batch := self._region.write(inputs))
+            batches.append(batch := self._inputs.write(inputs))
             frame = wire.pack(
                 {"op": wire.Op.CALLS, "calls": trees, "stream": stream, "inputs": batch.where}
             )
@@ -303,10 +311,12 @@ class Session:
         """The results of the exchange's first calls, each input marked changed that the inputs
         region shows changed at its end, whatever the child says (its word still counts for what
         only it sees: an input reshaped). `batches`: the exchange's, or one per call."""
+        seen: list[list[bool] | None]
         if len(batches) == 1 and len(batches[0].stretches) > 1:
-            seen = self._region.changes(batches[0], len(results)) or [None] * len(results)
+            found = self._inputs.changes(batches[0], len(results))
+            seen = [*found] if found is not None else [None for _ in results]
         else:
-            seen = self._region.changes_each(batches[: len(results)])
+            seen = self._inputs.changes_each(batches[: len(results)])
         return [
             dataclasses.replace(
                 r,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterable
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -57,7 +59,7 @@ class _Budget:
 
     __slots__ = ("left",)
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.left = MAX_NODES
 
 
@@ -65,7 +67,7 @@ class TooLarge(Exception):
     """A value past the caps: it crosses as its type's name only (see encode_value)."""
 
 
-def encode_value(value, arrays: list, depth: int = 0, *, strict: bool = False):
+def encode_value(value: Any, arrays: list[Any], depth: int = 0, *, strict: bool = False) -> Any:
     """Describe value as a tree (see above), appending its arrays (as they travel) to `arrays`.
 
     What cannot cross (another type, past the caps) becomes ["o", its type's name]; with `strict`
@@ -90,7 +92,7 @@ def encode_value(value, arrays: list, depth: int = 0, *, strict: bool = False):
         return [OTHER, str(e)[:80]]
 
 
-def _encode(value, arrays: list, depth: int, budget: _Budget, strict: bool):
+def _encode(value: Any, arrays: list[Any], depth: int, budget: _Budget, strict: bool) -> Any:
     budget.left -= 1
     if budget.left < 0:
         raise TooLarge(f"{type(value).__name__} too large to send")
@@ -106,7 +108,7 @@ class _Refused(Exception):
     """One value the wire does not carry; it crosses as ["o", the reason]."""
 
 
-def _encode_node(value, arrays: list, depth: int, budget: _Budget, strict: bool):
+def _encode_node(value: Any, arrays: list[Any], depth: int, budget: _Budget, strict: bool) -> Any:
     kind = type(value)
     if value is None or kind is bool or kind is str:
         if kind is str and len(value) > MAX_TEXT:
@@ -160,7 +162,7 @@ def _plain(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def pack(header: dict, arrays=()) -> bytes:
+def pack(header: dict[str, Any], arrays: Iterable[Any] = ()) -> bytes:
     """A frame: the header (with the payload's length added) and the arrays' bytes (each an array,
     or its bytes already taken: see array_bytes)."""
     payload = b"".join(a if type(a) is bytes else array_bytes(a) for a in arrays)
@@ -168,10 +170,10 @@ def pack(header: dict, arrays=()) -> bytes:
     return LENGTH.pack(len(head)) + head + payload
 
 
-def array_bytes(array) -> bytes:
+def array_bytes(array: np.ndarray) -> bytes:
     """An array's bytes as they travel: its own (whitelisted, little-endian) dtype, C order,
     padded to a multiple of 8 bytes."""
-    data = array.tobytes()
+    data: bytes = array.tobytes()
     pad = -len(data) % 8
     return data + _PAD[:pad] if pad else data
 
@@ -196,7 +198,7 @@ def _nesting(head: bytes) -> int:
     return int(np.cumsum(_BRACKET_STEP[np.frombuffer(head, dtype=np.uint8)]).max(initial=0))
 
 
-def parse_header(head: bytes) -> dict:
+def parse_header(head: bytes) -> dict[str, Any]:
     """A header from an untrusted side: any failure (size, nesting, number, type) is a WireError."""
     if len(head) > MAX_HEADER:
         raise WireError("header too large")
@@ -218,11 +220,11 @@ def parse_header(head: bytes) -> dict:
     return header
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-def decode_value(tree, payload, offset: int = 0, depth: int = 0):
+def decode_value(tree: Any, payload: Any, offset: int = 0, depth: int = 0) -> Any:
     """Rebuild a value from its tree and the payload; returns (value, next offset).
 
     From a writable payload (a bytearray) arrays are views of it, each its own stretch; from bytes,
@@ -237,7 +239,7 @@ def decode_value(tree, payload, offset: int = 0, depth: int = 0):
     return _decode(tree, payload, offset, depth, _Budget())
 
 
-def _decode(tree, payload, offset: int, depth: int, budget: _Budget):
+def _decode(tree: Any, payload: Any, offset: int, depth: int, budget: _Budget) -> Any:
     budget.left -= 1
     if budget.left < 0:
         raise WireError("value has too many items")
@@ -285,7 +287,7 @@ def _decode(tree, payload, offset: int, depth: int, budget: _Budget):
         raise WireError("dict is malformed") from None
 
 
-def _decode_array(shape, dtype: np.dtype, payload, offset: int):
+def _decode_array(shape: Any, dtype: np.dtype[Any], payload: Any, offset: int) -> Any:
     if type(shape) is not list or len(shape) > MAX_NDIM:
         raise WireError("array shape is malformed")
     count = 1
@@ -319,12 +321,14 @@ class Other:
 class Frames:
     """Bytes read from the child, cut into whole frames; every size is checked before it is trusted."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.buf = bytearray()
-        self.header = None  # the parsed header of the frame at the front, once it is whole
+        self.header: dict[str, Any] | None = (
+            None  # the parsed header of the frame at the front, once it is whole
+        )
         self.need = 0
 
-    def take(self):
+    def take(self) -> Any:
         """The first whole frame (header, payload), or None while it is incomplete."""
         buf = self.buf
         if self.header is None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from qkv.content.mistakes import inputs_key
 from qkv.sandbox.replies import CallResult
 from qkv.shipped.compare import copy_value, identical
 from qkv.suites.expect import Expect, StudentProblem
+
+if TYPE_CHECKING:
+    from qkv.sandbox.session import Session
 
 ENDING = ("timeout", "exited", "invalid")  # results after which a child is gone
 # The reference's results kept: those that took long to compute (a whole training run on the worked
@@ -149,7 +153,7 @@ class StudentCalls:
         self.planned = planned
         self.cursor = 0  # planned calls before it were served or passed over
         self.batched = False  # whether the planned calls have been run
-        self.session = None
+        self.session: Session | None = None
         self.load_failure: tuple[str, str] | None = None
         self.dead_parts: dict = {}  # part -> (outcome, message)
         self.stream = False  # once a batch stopped short (timed out, its worker died), batches answer call by call
@@ -165,8 +169,8 @@ class StudentCalls:
         result = None if index is None else self._served(index)
         if result is None:  # not planned (a test that branched on a wrong value): ask now
             if not self._ready():
-                raise StudentProblem(*self.load_failure)
-            result = self.session.call(function, args)
+                raise StudentProblem(*(self.load_failure or ("", "")))
+            result = self._live().call(function, args)
         if result.kind in ENDING:
             self.dead_parts[part] = (result.kind, result.message)
             self.close_session()
@@ -208,11 +212,15 @@ class StudentCalls:
         result, planned.result = planned.result, None  # served once
         return result
 
+    def _live(self) -> Session:
+        assert self.session is not None, "opened by _ready()"
+        return self.session
+
     def _run_batch(self, start: int) -> None:
         """Run the planned calls from `start` on (but those of dead parts) in one exchange."""
         self.batched = True
         todo = [p for p in self.planned[start:] if p.part not in self.dead_parts]
-        results = self.session.call_many([(p.function, p.args) for p in todo], stream=self.stream)
+        results = self._live().call_many([(p.function, p.args) for p in todo], stream=self.stream)
         if len(results) < len(todo) and not self.stream:
             # The batch stopped short (it outlasted one call's limit, or the worker ended or answered
             # malformed), and which call did it is unknown: the same calls again in a fresh worker,
@@ -220,7 +228,7 @@ class StudentCalls:
             self.stream = True
             self.close_session()
             results = (
-                self.session.call_many([(p.function, p.args) for p in todo], stream=True)
+                self._live().call_many([(p.function, p.args) for p in todo], stream=True)
                 if self._ready()
                 else []
             )

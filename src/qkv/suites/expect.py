@@ -8,6 +8,8 @@ returned value (an exception, a timeout, a dead child) raises StudentProblem wit
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from qkv.content.mistakes import inputs_key
@@ -71,11 +73,11 @@ class Expect:
         self.calls = TestCalls()  # what this check called, for the ledger's public-only rule
         self._unjudged: list = []  # (function, value, args) returned by call() and not yet compared
 
-    def call(self, function: str, *args, hidden: bool = True):
+    def call(self, function: str, *given: Any, hidden: bool = True):
         """The student's return value and which inputs it changed; raises StudentProblem otherwise
         (or CheckFailed when the error is the one a catalogued mistake raises on these inputs).
         `hidden=False` says the inputs are public (the worked example), as for same()."""
-        args = [copy_value(a) for a in args]
+        args = [copy_value(a) for a in given]
         self._track(function, args, hidden)
         result = self._call(function, args)
         self.last_value = result.value
