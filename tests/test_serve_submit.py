@@ -12,6 +12,7 @@ from qkv.cli import main
 from qkv.course.config import load_course
 from qkv.release import notebook as notebook_build
 from qkv.release import steps as release
+from qkv.serve import people
 from qkv.serve.service import Service
 from serve_process import Server
 
@@ -39,6 +40,28 @@ def test_qkv_submit_prints_the_score_and_the_feedback_link(server, capsys):
     assert lines[0] == "handed in attention.py to attention: queued"
     assert lines[1] == "score: 100 / 120"
     assert lines[2].startswith(f"feedback: {server.url}/s/")
+
+
+def test_qkv_submit_takes_the_token_from_the_environment(server, capsys, monkeypatch):
+    server, tokens, root, _ = server
+    monkeypatch.setenv("QKV_TOKEN", tokens["carol"])
+    assert main(["submit", str(root / "attention.py"), "--server", server.url]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "score: 100 / 120"
+
+
+def test_qkv_submit_without_any_token_says_how_to_give_one(server, capsys, monkeypatch):
+    server, _, root, _ = server
+    monkeypatch.delenv("QKV_TOKEN", raising=False)
+    code = main(["submit", str(root / "attention.py"), "--server", server.url])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "QKV_TOKEN" in err
+
+
+def test_no_sign_in_token_reads_as_an_option():
+    # A token beginning with "-" made `--token TOKEN` fail in argparse about once in 64 draws.
+    drawn = [people.new_token() for _ in range(2000)]
+    assert all(t.startswith(people.TOKEN_PREFIX) for t in drawn)
+    assert len(set(drawn)) == len(drawn)
 
 
 def test_qkv_submit_with_a_bad_token_is_one_line_and_exit_2(server, capsys):

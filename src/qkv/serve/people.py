@@ -30,8 +30,12 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
+TOKEN_PREFIX = "qkv_"
+
+
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    """A sign-in token: recognisable by its prefix, and never read as an option (no leading -)."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
 @dataclass(frozen=True)
