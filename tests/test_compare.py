@@ -237,3 +237,30 @@ def test_close_agrees_with_numpy_isclose_on_every_pair_of_special_values():
             compare.close(a, b, 1e-6, 1e-8), np.isclose(a, b, 1e-6, 1e-8, equal_nan=True)
         )
     assert compare.problem(np.array([-1e9, 0.0]), np.array([-np.inf, 0.0]), rtol=1e-6, atol=1e-9)
+
+
+def _softmax_shifted_by(shift):
+    def softmax(S):
+        with np.errstate(all="ignore"):
+            e = np.exp(S - shift(S))
+            return e / e.sum(axis=-1, keepdims=True)
+
+    return softmax
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_shift_is_named_only_when_its_rows_fail_as_the_named_mistakes_do(seed):
+    """Shifting each row by its largest |score| underflows the rows near -1000 as the whole
+    matrix's maximum does, but not the ordinary rows: it must not be told it used the whole matrix,
+    while the whole matrix's maximum itself still is."""
+    S = CONTENT.cases.large_scores(np.random.default_rng(seed))
+    expected = CONTENT.reference.softmax(S)
+    variants = list(CATALOGUE.variants(CONTENT.reference, "softmax", (S,)))
+    global_max = next(m for m in CATALOGUE.for_part("softmax") if m.id == "softmax_global_max")
+
+    def told(softmax):
+        return compare.problem(softmax(S), expected, rtol=1e-6, atol=1e-8, variants=variants)
+
+    assert told(_softmax_shifted_by(lambda S: S.max())).startswith(global_max.message)
+    said = told(_softmax_shifted_by(lambda S: np.abs(S).max(axis=-1, keepdims=True)))
+    assert said is not None and CATALOGUE.id_of("softmax", said) is None, said

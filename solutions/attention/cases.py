@@ -45,18 +45,23 @@ def score_row(rng: np.random.Generator):
 
 
 def large_scores(rng: np.random.Generator):
-    """Scores of magnitude ~1000, four kinds of row in turn, so that each wrong shift fails on its own rows:
+    """Scores of magnitude ~1000, five kinds of row in turn, so that each wrong shift fails on its own rows:
 
     near +1000 with a spread of a few units (no shift at all overflows), near -1000 likewise (the
     whole matrix's maximum underflows them to 0/0), a row spanning 2000 whose first score is the
-    lowest but whose mean is within 700 of its maximum (shifting by the first score overflows), and
+    lowest but whose mean is within 700 of its maximum (shifting by the first score overflows),
     one whose first score is near its maximum but whose mean is far below (shifting by the mean
-    overflows). Shifting by the minimum fails on both wide kinds; clipping the scores, on all.
+    overflows), and ordinary scores near 0, which only the whole matrix's maximum underflows (so
+    a shift by each row's largest |score|, wrong on the rows near -1000, is not told it used the
+    whole matrix). Shifting by the minimum fails on both wide kinds; clipping the scores, on all.
     """
-    n_q, n_k = _distinct(rng, 2, low=4)
+    n_q, n_k = _distinct(rng, 2, low=5, high=9)
     S = np.empty((n_q, n_k))
     for i in range(n_q):
-        kind = i % 4
+        kind = i % 5
+        if kind == 4:
+            S[i] = 3.0 * rng.normal(size=n_k)
+            continue
         if kind < 2:
             S[i] = (1000.0 + 3.0 * rng.normal(size=n_k)) * (1 if kind == 0 else -1)
             continue
