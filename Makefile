@@ -10,7 +10,7 @@ LOCK := requirements
 COMPILE := --quiet --generate-hashes --strip-extras --no-emit-index-url --no-emit-find-links \
 	--unsafe-package qkv-kit
 
-.PHONY: demo test lint docs lock bench bench-dask bench-serve serve-demo schema release clean
+.PHONY: demo test lint docs lock bench bench-dask bench-serve serve-demo schema screenshot release clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,10 @@ serve-demo: $(VENV)/.serve
 
 schema: $(VENV)/.base
 	$(BIN)/python -m qkv.course.schema > course.schema.json
+
+# Redraw the README's picture from the demo's pages (needs chromium).
+screenshot: demo
+	$(BIN)/python scripts/readme_screenshot.py
 
 release: $(VENV)/.base
 	$(BIN)/qkv release
