@@ -89,6 +89,13 @@ def _letter(value, letters: str) -> str:
 
 
 def parse_single(value, letters: str, shape: tuple) -> str:
+    """One choice's letter (see _letter).
+
+    Args:
+        value: the answer as written, from answers.yaml or the quiz master.
+        letters: the question's choice letters, "abcd" for four choices.
+        shape: unused: every kind's parse takes the same arguments.
+    """
     return _letter(value, letters)
 
 
@@ -101,6 +108,13 @@ def _items(text: str) -> list[str]:
 
 
 def parse_multiple(value, letters: str, shape: tuple) -> frozenset:
+    """The letters chosen, each once: a list, or one line such as "a, c and d".
+
+    Args:
+        value: the answer as written, from answers.yaml or the quiz master.
+        letters: the question's choice letters, "abcd" for four choices.
+        shape: unused: every kind's parse takes the same arguments.
+    """
     items = _items(value) if isinstance(value, str) else value
     if not isinstance(items, list):
         raise BadAnswer(f"expected a list of letters like [a, c], got {what(value)}")
@@ -111,6 +125,13 @@ def parse_multiple(value, letters: str, shape: tuple) -> frozenset:
 
 
 def parse_truefalse(value, letters: str, shape: tuple) -> bool:
+    """True or false, as YAML reads it or as a word such as "true", "T", "yes" or "No."
+
+    Args:
+        value: the answer as written, from answers.yaml or the quiz master.
+        letters: unused: every kind's parse takes the same arguments.
+        shape: unused, as letters.
+    """
     if isinstance(value, str):  # "true" in quotes, True., T
         word = value.strip().lower().rstrip(".!")
         value = True if word in _TRUE else False if word in _FALSE else value
@@ -120,7 +141,13 @@ def parse_truefalse(value, letters: str, shape: tuple) -> bool:
 
 
 def parse_number(value, letters: str = "", shape: tuple = ()) -> float:
-    """A number as written: 0.25, .25, 2.5e-1, and the forms a hand gives it, 1/4 or 25%."""
+    """A number as written: 0.25, .25, 2.5e-1, and the forms a hand gives it, 1/4 or 25%.
+
+    Args:
+        value: the answer as written, or one entry of a list or row of numbers.
+        letters: unused: every kind's parse takes the same arguments.
+        shape: unused, as letters.
+    """
     if isinstance(value, str):
         text = value.strip()
         if _NUMBER.match(text):
@@ -138,7 +165,13 @@ def parse_number(value, letters: str = "", shape: tuple = ()) -> float:
 
 def parse_array(value, letters: str, shape: tuple) -> tuple:
     """A list of numbers (shape (n,)) or a list of rows (shape (r, c)), as nested tuples; a list of
-    numbers may be written in one line, "0.5, 0.5" or "[0.5 0.5]"."""
+    numbers may be written in one line, "0.5, 0.5" or "[0.5 0.5]".
+
+    Args:
+        value: the answer as written, or one row of it.
+        letters: unused, passed on to each row.
+        shape: the numbers' shape the question asks for, (n,) or (rows, cols).
+    """
     if len(shape) == 1:
         if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
             value = value[0]  # YAML reads numpy's "[0.5 0.5]" as a list holding "0.5 0.5"
@@ -170,15 +203,35 @@ def parse_array(value, letters: str, shape: tuple) -> tuple:
 
 
 def score_equal(value, answer, tolerance: float) -> float:
+    """All the points for the right answer, none for any other.
+
+    Args:
+        value: the student's answer, as the kind's parse returned it.
+        answer: the right answer, in the same form and in this student's letters.
+        tolerance: unused: every kind's score takes the same arguments.
+    """
     return float(value == answer)
 
 
 def score_multiple(value: frozenset, answer: frozenset, tolerance: float) -> float:
-    """+1/k per right choice selected, -1/k per wrong one, floor 0 (MULTIPLE_RULE)."""
+    """+1/k per right choice selected, -1/k per wrong one, floor 0 (MULTIPLE_RULE).
+
+    Args:
+        value: the letters the student chose.
+        answer: the right letters, k of them, in this student's letters.
+        tolerance: unused: every kind's score takes the same arguments.
+    """
     return max(0.0, (len(value & answer) - len(value - answer)) / len(answer))
 
 
 def score_close(value, answer, tolerance: float) -> float:
+    """All the points when every number is within `tolerance` of the right one, else none.
+
+    Args:
+        value: the student's number, or nested tuples of numbers, as parse_array returns them.
+        answer: the right number or numbers, of the same shape.
+        tolerance: the largest absolute difference allowed per number (the question's tolerance).
+    """
     return float(bool(np.all(np.abs(np.asarray(value) - np.asarray(answer)) <= tolerance + _SLACK)))
 
 
@@ -223,7 +276,13 @@ KINDS = {
 
 
 def form(kind: str, letters: str, shape: tuple) -> str:
-    """The expected form of an answer, in words, with an example of the right shape."""
+    """The expected form of an answer, in words, with an example of the right shape.
+
+    Args:
+        kind: the question's kind (a key of KINDS).
+        letters: its choice letters, for a choice question.
+        shape: the shape of its numbers, () for one number.
+    """
     example = np.arange(1, int(np.prod(shape)) + 1).reshape(shape) / 10 if shape else None
     return KINDS[kind].form.format(
         letters=", ".join(letters),
@@ -273,7 +332,14 @@ def _brackets(a) -> str:
 
 
 def parse(kind: str, value, letters: str, shape: tuple):
-    """The canonical answer, None when unanswered; raises BadAnswer for a wrong form."""
+    """The canonical answer, None when unanswered; raises BadAnswer for a wrong form.
+
+    Args:
+        kind: the question's kind (a key of KINDS).
+        value: the answer as written: a value of answers.yaml, or of the quiz master.
+        letters: the question's choice letters, for a choice question.
+        shape: the shape of its numbers, () for one number.
+    """
     if is_blank(value):
         return None
     return KINDS[kind].parse(value, letters, shape)

@@ -170,7 +170,14 @@ _last: list = []  # [(quiz, course, assignment, reference), Variants]: a grading
 
 
 def variants(quiz: Quiz, course: Course, assignment: Assignment, reference) -> Variants:
-    """The Variants of this quiz, kept while the same quiz, course, assignment and reference are asked for."""
+    """The Variants of this quiz, kept while the same quiz, course, assignment and reference are asked for.
+
+    Args:
+        quiz: the quiz master.
+        course: the course, for its seed.
+        assignment: the assignment the quiz belongs to.
+        reference: the reference module, for computed answers.
+    """
     key = (quiz, course, assignment, reference)
     if not _last or any(a is not b for a, b in zip(_last[0], key)):
         _last[:] = [key, Variants(quiz, course, assignment, reference)]
