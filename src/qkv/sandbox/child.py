@@ -5,9 +5,6 @@ the seccomp filter the zygote installed on itself. It confines itself (an IPC na
 Landlock, an unprivileged uid, death with the zygote, the import gate), loads the submission's entry
 file and answers calls in the wire format until the grader closes its request pipe. It never sees an
 expected value; which inputs it sees, and when: docs/internals/sandbox.md.
-
-A child writes to every page it touches, and each such page is copied for it: what is the same for
-every submission is worked out once by the zygote (`Setup`), before its first fork.
 """
 
 from __future__ import annotations
@@ -55,7 +52,14 @@ class Setup:
 
 
 def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> None:
-    """Serve one submission in the process just forked, then end it: never returns."""
+    """Serve one submission in the process just forked, then end it: never returns.
+
+    Args:
+        setup: what every child of this zygote does alike.
+        fds: the request, reply and output pipes and the inputs region, as the grader sent them.
+        workdir, entry: the submission's folder, where the child works, and the file it loads there.
+        ruleset: the Landlock ruleset the zygote built for this child, or None without Landlock.
+    """
     req, rep, out, inputs = fds
     code = 0
     try:
@@ -83,7 +87,13 @@ def main(setup: Setup, fds, workdir: str, entry: str, ruleset: int | None) -> No
 
 
 def confine(setup: Setup, workdir: str, entry: str, ruleset: int | None) -> None:
-    """Every layer, in an order where each step still has the rights it needs."""
+    """Every layer, in an order where each step still has the rights it needs.
+
+    Args:
+        setup: what every child of this zygote does alike.
+        workdir, entry: the submission's folder, where the child works, and the file it loads there.
+        ruleset: the Landlock ruleset the zygote built for this child, or None without Landlock.
+    """
     if setup.namespaces:
         isolation.unshare_ipc()  # SysV objects and queues die with this submission
     for res, limits in setup.limits:
@@ -218,10 +228,7 @@ class Child:
         sys.modules[name] = module
         # A notebook's cells that did not run to their end, as Jupyter would go on after them.
         stopped = []
-        cell_count, first_failure = (
-            len(pieces) - 1,
-            None,
-        )  # pieces grows: a file that raised goes on
+        cell_count, first_failure = len(pieces) - 1, None  # pieces grows as a file goes on
         resumed = False
         for label, piece, text in pieces:
             if isinstance(piece, SyntaxError):
@@ -312,12 +319,13 @@ class Child:
         return f"syntax error {'in' if where.startswith('cell') else 'on'} {where}: {e.msg}"
 
     def call(self, function: str, args, originals) -> tuple[list, list]:
-        """Run one call; its reply (returned, raised, ...; see wire.Op) and the bytes of the arrays
-        that go with it, taken as it returns (code that hands out one buffer again and again, changing
-        it on each call, has each call's value judged as it was when that call returned).
+        """Run one call; its reply (see wire.Op) and its arrays' bytes, taken as it returns (code
+        that hands out one buffer, changing it on each call, has each value judged as it returned).
 
-        `originals` holds each input as it came ((bytes, tree)): the reply says which inputs the call
-        changed, so only its value has to cross back.
+        Args:
+            function: the name of the student's function.
+            args: its inputs, float64 arrays as views of the inputs region.
+            originals: each input as it came, (bytes, tree): the reply says which the call changed.
         """
         fn = getattr(self.module, function, None)
         if not callable(fn):
@@ -358,9 +366,8 @@ class Child:
         for function, *trees in header["calls"]:
             args, originals = [], []
             for tree in trees:
-                if (
-                    type(tree) is list and tree and type(tree[0]) is int
-                ) or tree == []:  # a float64 array: its shape
+                # A float64 array: its shape.
+                if (type(tree) is list and tree and type(tree[0]) is int) or tree == []:
                     end = offset + 8 * math.prod(tree)
                     value = np.frombuffer(region, _F8, (end - offset) >> 3, offset).reshape(tree)
                 else:  # any other value, decoded the careful way

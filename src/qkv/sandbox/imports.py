@@ -171,6 +171,15 @@ class Gate:
         ] = []  # (message, line, its code) of each module given as Refused
 
     def find_spec(self, fullname, path=None, target=None):
+        """None for a module the ordinary finders may look for, a spec for a module of the
+        student's own beside the file; any other raises NotAllowed, or, imported by the file's top
+        lines outside a `try`, is a module that raises it when used (see Refused).
+
+        Args:
+            fullname: the module's dotted name, as the import statement names it.
+            path: the parent package's __path__ for a submodule, else None (unused here).
+            target: the module being reloaded, or None (unused here).
+        """
         top = fullname.partition(".")[0]
         if top in self.names or top == self.own:
             return None  # the ordinary finders look for it

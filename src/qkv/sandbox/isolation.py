@@ -106,8 +106,10 @@ _KEPT: dict[tuple, list] = {}  # read-only paths opened once, for landlock_rules
 def landlock_ruleset(read_only: list[str], read_write: list[str], *, reuse: bool = False) -> int:
     """A new ruleset for the paths of landlock_restrict, to enforce (landlock_enforce) or close.
 
-    With `reuse`, the read-only paths are opened once per process and kept: a zygote builds a
-    ruleset per child before forking it, from the same runtime paths every time.
+    Args:
+        read_only: what the process may read and run: the runtime's paths (host.runtime_paths).
+        read_write: what it may also write and remove in: the submission's folder.
+        reuse: keep the read-only paths open for the next ruleset (a zygote builds one per child).
     """
     all_fs, attr, size = _landlock_handled()
     kept = _KEPT.get(tuple(read_only)) if reuse else None
@@ -213,9 +215,11 @@ def set_child_subreaper() -> None:
 def die_with_parent(sig: int, *, parent: int | None = None, watch_fd: int | None = None) -> None:
     """Have the kernel send `sig` to this process when its parent ends; then make sure it has not already.
 
-    The parent may have ended before the request: checked by its pid (`parent`), or, for the init of a
-    PID namespace (whose parent pid reads 0), by a pipe from the parent that is at EOF once it ended.
-    `sig` must end this process when it comes (a handled one would leave it waiting for nothing).
+    Args:
+        sig: the signal; it must end this process (a handled one would leave it waiting).
+        parent: the parent's pid, to tell whether it ended before the request; or None.
+        watch_fd: for the init of a PID namespace (whose parent pid reads 0), instead: a pipe from
+            the parent, at EOF once the parent ended; or None.
     """
     _check(_libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
     gone = parent is not None and os.getppid() != parent
@@ -248,7 +252,13 @@ def cgroup_paths(name: str, controllers=None) -> list[Path]:
 
 def cgroup_create(name: str, *, max_pids: int, memory_bytes: int) -> list[str]:
     """Make the sandbox's cgroups (the pids and memory ones with their limits, and the cpu one where
-    there is one, with the default share); their cgroup.procs files, for the zygote to join."""
+    there is one, with the default share); their cgroup.procs files, for the zygote to join.
+
+    Args:
+        name: the sandbox's cgroup name, unique on the machine (the grader's pid and slot).
+        max_pids: the most processes and threads the sandbox's processes may run at once.
+        memory_bytes: the most memory they may use together, in bytes.
+    """
     paths = cgroup_paths(name)
     for p in paths:
         p.mkdir(parents=True, exist_ok=True)

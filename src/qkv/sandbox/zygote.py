@@ -176,6 +176,12 @@ def zygote(control: _socket.socket, *, own_namespace: bool, config: dict, scratc
     With namespaces, the zygote is the init of its own PID namespace (private network, IPC and
     hostname too), and the grader has put it in the sandbox's cgroup: every child is born inside
     all of them, so no child pays to create them or to migrate between cgroups.
+
+    Args:
+        control: the keeper's end of the grader's control socket: one request a message.
+        own_namespace: the zygote is the init of its own PID namespace, so a reap kills all in it.
+        config: the sandbox's settings for its children (host.Sandbox._children_config).
+        scratch: the submissions' folder the keeper made, where the warm-up's rehearsal writes.
     """
     _warm(tuple(config["packages"]), scratch)  # done already when the keeper forked this process
     setup = _setup(config)
@@ -208,8 +214,13 @@ def keeper(control: _socket.socket, *, grader: int, where: str, config: dict) ->
 
     It dies with the grader (PR_SET_PDEATHSIG): then it kills the zygote, whose PID namespace takes
     every submission process with it, and removes the folder holding the submissions' files, which
-    it made (`where` + a random suffix) and named in its first answer. `config`: the sandbox's
-    settings for its children (see host.py).
+    it made and named in its first answer.
+
+    Args:
+        control: its end of the grader's control socket, which the zygote then serves.
+        grader: the grading process's pid.
+        where: the path of the submissions' folder but for the random suffix the keeper adds.
+        config: the sandbox's settings for its children (host.Sandbox._children_config).
     """
     namespaces, packages = config["namespaces"], config["packages"]
     scratch = None
