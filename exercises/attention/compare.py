@@ -1,11 +1,7 @@
 """Compare one returned value with the expected one and say, in a sentence, what is wrong.
 
-Checks run in order (returned something, is an array, right shape, finite, right values) and the
-first that fails is reported with actual against expected. When the values are wrong, the output
-is matched against known wrong variants (the misconception catalogue, computed elsewhere) so the
-message can name the mistake. This module depends on numpy only: it ships in the student bundle.
-
-More in docs/internals/grading.md.
+This module depends on numpy only: it ships in the student bundle. The order of the checks, the
+matching of known mistakes and what counts as close: docs/internals/grading.md.
 """
 
 from __future__ import annotations
@@ -73,8 +69,13 @@ def _exact(value) -> bool:
 
 
 def close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.ndarray:
-    """numpy.isclose(a, b, rtol, atol, equal_nan=True) for float arrays, without its per-call overhead:
-    an infinity is close only to itself."""
+    """numpy.isclose(a, b, rtol, atol, equal_nan=True), cheaper; an infinity is close only to itself.
+
+    Args:
+        a: the values returned, a float array.
+        b: the values expected, of a's shape.
+        rtol, atol: the relative tolerance, a fraction of |b|, and the absolute one added to it.
+    """
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.abs(a - b)
         ok = (diff <= atol + rtol * np.abs(b)) & (diff != np.inf)  # a number is never an infinity
@@ -84,15 +85,8 @@ def close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.ndarray:
 
 
 def _all_close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
-    """close(a, b, rtol, atol).all() for float64 arrays of one shape, deciding the usual cases cheaply.
-
-    First entry: a difference out of tolerance settles it (a wrong value, or a catalogued variant that
-    is not the student's mistake, usually differs there). Python's floats do numpy's IEEE arithmetic,
-    and a difference that is nan (equal infinities, a nan) is never out of tolerance here, so this
-    refuses only what close() refuses. Then one comparison of every entry: all within tolerance, or
-    some entry not, with no difference nan (only a nan difference can come from equal infinities or
-    two nans, which close() also accepts); and no difference infinite (a number where an infinity
-    is expected, as -1e9 for a masked score's -inf, is wrong whatever the tolerance)."""
+    """close(a, b, rtol, atol).all() for float64 arrays of one shape, deciding the usual cases cheaply
+    (how, and why it agrees with close(): docs/internals/grading.md)."""
     if a.size:
         x, y = a.item(0), b.item(0)
         if abs(x - y) > atol + rtol * abs(y):
@@ -116,7 +110,13 @@ NEAR_MESSAGE = (
 
 
 def same(a, b, rtol: float, atol: float) -> bool:
-    """Whether `a` matches `b` within the tolerances: what problem() returns None for."""
+    """Whether `a` matches `b` within the tolerances: what problem() returns None for.
+
+    Args:
+        a: the value returned (array, tuple of arrays, or anything else).
+        b: the value expected (array or tuple of arrays).
+        rtol, atol: the relative tolerance, a fraction of the expected value, and the absolute one.
+    """
     return _Against(a, rtol, atol).same(b)
 
 

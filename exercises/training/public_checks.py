@@ -124,7 +124,14 @@ def check_function(call, function: str, cases: dict) -> Line:
 
 
 def callees(function: str, failing, functions, chain) -> list[str]:
-    """Of the failing functions, those a chain function calls: the functions listed before it."""
+    """Of the failing functions, those a chain function calls: the functions listed before it.
+
+    Args:
+        function: the function whose callees are asked for; one outside `chain` calls none.
+        failing: the names of the functions that fail.
+        functions: every function of the assignment, in the order the content lists them.
+        chain: the functions that call the ones listed before them.
+    """
     if function not in chain:
         return []
     before = list(functions)[: list(functions).index(function)]
@@ -132,7 +139,17 @@ def callees(function: str, failing, functions, chain) -> list[str]:
 
 
 def chain_hint(function: str, failing, functions, chain) -> str:
-    """What to add to a failing chain function when some of the functions it calls fail too."""
+    """What to add to a failing chain function when some of the functions it calls fail too.
+
+    Args:
+        function: the failing function.
+        failing: the names of the functions that fail.
+        functions: every function of the assignment, in the order the content lists them.
+        chain: the functions that call the ones listed before them.
+
+    Returns:
+        "; ... fix that first." to append to its message, or "" when none of its callees fail.
+    """
     names = callees(function, failing, functions, chain)
     if not names:
         return ""

@@ -19,8 +19,17 @@ DIGITS = 10
 def build(
     content, reference, *, rtol: float, atol: float, module: str, packages=("numpy",), timeouts=None
 ) -> dict:
-    """The content of public_cases.json for one assignment (`reference` may be a master being released);
-    `timeouts`: the functions' own per-call limits (Assignment.call_timeouts)."""
+    """The content of public_cases.json for one assignment.
+
+    Args:
+        content: the assignment's content: its public cases and its catalogue of mistakes.
+        reference: the reference module, or a master being released, that gives the expected values.
+        rtol, atol: the course's tolerances, written down for the checks to compare with.
+        module: the student's module, which `qkv check` loads (attention for attention.py).
+        packages: what student code may import besides the standard library (course.yaml).
+        timeouts: {function: seconds} for the functions' own per-call limits, or None for none
+            (Assignment.call_timeouts).
+    """
     catalogue = content.catalogue
     functions = {}
     for function, cases in content.public_cases(reference).items():
