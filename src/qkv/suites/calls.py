@@ -104,6 +104,14 @@ class PlanningExpect(Expect):
     reference's answer bit for bit is right without being compared."""
 
     def same(self, function: str, *args, hidden: bool = True, check_inputs: bool = False):
+        """As Expect.same, with the reference answering: its value, with nothing to compare.
+
+        Args:
+            function: the name of the function the suite asks for.
+            args: its inputs, as the suite made them.
+            hidden: a drawn (hidden) case, as for Expect.same: the ledger tracks it.
+            check_inputs: unused: the reference leaves its inputs alone.
+        """
         value, _ = self.call(function, *args, hidden=hidden)
         return value
 
@@ -115,7 +123,16 @@ class PlanningExpect(Expect):
 
 def planning_call(memo: ReferenceMemo, plan: list[Planned], part: str):
     """A call for the planning pass: it records the call and answers as the reference does.
-    `args` are Expect's own copies, which nothing else holds: the plan keeps them."""
+    `args` are Expect's own copies, which nothing else holds: the plan keeps them.
+
+    Args:
+        memo: the reference's functions, their results kept across students.
+        plan: the student's planned calls so far, which each call is appended to.
+        part: the part of the test being planned, recorded with each call.
+
+    Returns:
+        call(function, args) -> CallResult, as Expect makes its calls.
+    """
 
     def call(function: str, args) -> CallResult:
         plan.append(planned := Planned(part, function, args))
@@ -160,6 +177,14 @@ class StudentCalls:
         self.output: list[str] = []  # what each worker printed
 
     def call(self, part: str, function: str, args) -> CallResult:
+        """The call's result: served from the batch when planned, else made now in the worker.
+
+        Args:
+            part: the part of the test making the call; once a call of it ends its worker, the
+                part is dead and its later calls are not run.
+            function: the name of the student's function.
+            args: its inputs, Expect's own copies.
+        """
         if part in self.dead_parts:
             outcome, message = self.dead_parts[part]
             return CallResult(

@@ -124,7 +124,13 @@ class Expect:
 
     def accept(self, function: str, value, args) -> None:
         """The suite judged `value` right for `args` by a comparison of its own (a whole training
-        run followed step by step, say): it counts as a right value."""
+        run followed step by step, say): it counts as a right value.
+
+        Args:
+            function: the name of the student's function.
+            value: what it returned, from call() or call_shared().
+            args: the inputs it was called on.
+        """
         self._take(value)
         self.note(function, args, right=True)
 
@@ -171,7 +177,14 @@ class Expect:
 
     def note(self, function: str, args, *, right: bool, hidden: bool = True) -> None:
         """Note a judged call of function on args: a right value on an input the release does not
-        show lets this student's public-only checks of function count (see ledger.py)."""
+        show lets this student's public-only checks of function count (see ledger.py).
+
+        Args:
+            function: the name of the student's function.
+            args: the inputs it was called on.
+            right: whether its value was judged right.
+            hidden: the inputs were drawn, not the worked example's (the ledger also looks).
+        """
         self.ledger.judged.setdefault(function, []).append((relations.is_square(args), right))
         if right and hidden and not self._public(function, args):
             self.ledger.right(function, self.check)
@@ -234,7 +247,15 @@ class Expect:
 
     def counts_if_right(self, function: str, value, args, held: str, hidden: bool = True) -> None:
         """After a property held: fail, saying so, unless `value` is also the right value for `args`.
-        A property alone earns no points (code that returns zeros leaves its inputs alone too)."""
+        A property alone earns no points (code that returns zeros leaves its inputs alone too).
+
+        Args:
+            function: the name of the student's function.
+            value: what it returned, from call() or call_shared().
+            args: the inputs it was called on.
+            held: the property that held, in words that start the message.
+            hidden: a drawn (hidden) case: the message then does not reveal expected numbers.
+        """
         msg, mistake = self._wrong(function, value, args, hidden)
         if msg:
             self._fail(
@@ -256,7 +277,13 @@ class Expect:
         self.recorded[name] = value
 
     def holds(self, condition: bool, message: str, mistake: str | None = None) -> None:
-        """Fail with `message` unless a required property holds."""
+        """Fail with `message` unless a required property holds.
+
+        Args:
+            condition: whether the property holds, as the suite worked it out.
+            message: the sentence the student reads when it does not.
+            mistake: the id of the catalogued mistake the failure shows, or None.
+        """
         if not condition:
             raise CheckFailed(message, mistake)
 

@@ -56,7 +56,13 @@ class TestCalls:
 
 def counted(results: list[TestResult], called: list[set[str]], ledger: Ledger) -> list[TestResult]:
     """The checks that passed, failed unless each function they called was right on an input the
-    release does not show (see the module's docstring); `called[i]`: check i's functions."""
+    release does not show (see the module's docstring).
+
+    Args:
+        results: one student's check results, in order.
+        called: the functions each check called, called[i] for results[i].
+        ledger: the student's ledger, filled as their calls were judged.
+    """
     out = []
     for result, functions in zip(results, called):
         missing = sorted(f for f in functions if not ledger.seen_right(f))

@@ -97,6 +97,13 @@ class SuitePlugin:
         )
 
     def pytest_collection_modifyitems(self, session, config, items):
+        """Keep the collected items as suite tests, with their parts and points.
+
+        Args:
+            session: pytest's session (unused).
+            config: pytest's config (unused).
+            items: the test items pytest collected from the assignment's suites.
+        """
         self.tests += suite_tests(self.ctx.assignment, items)
 
     # -- the run loop: students outside, tests inside ----------------------------------------------

@@ -17,7 +17,15 @@ from qkv.shipped.compare import as_array, close
 
 
 def describe(actual, expected, args=(), *, rtol: float, atol: float, names=None) -> str | None:
-    """One sentence on how `actual` relates to `expected` (arrays or tuples of them), or None."""
+    """One sentence on how `actual` relates to `expected` (arrays or tuples of them), or None.
+
+    Args:
+        actual: what the student's function returned.
+        expected: what the reference returned on the same inputs.
+        args: those inputs, whose sizes may name a scale factor (n, sqrt(n), 1/n).
+        rtol, atol: the course's tolerances: a relation is named only when it fits within them.
+        names: names of the tuple elements, e.g. ("Q", "K", "V"), or None for "item 0", ...
+    """
     if isinstance(expected, tuple):
         if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
             return None
