@@ -89,7 +89,13 @@ def _inside(course: Course, relative: str) -> Path:
 
 
 def kit_files(course: Course, course_path: Path, assignment: str) -> dict[str, Path]:
-    """Every file the zip carries besides the two scripts: name in the zip -> file here."""
+    """Every file the zip carries besides the two scripts: name in the zip -> file here.
+
+    Args:
+        course: the course, whose files for this assignment go in.
+        course_path: its course.yaml, carried under its own name.
+        assignment: the assignment's id.
+    """
     a = course.assignment(assignment)
     files = {}
     for name in ("pyproject.toml", "README.md"):

@@ -85,7 +85,15 @@ def part_result(
     course: Path | str | None = None,
     student: str | None = None,
 ) -> results.StudentResult:
-    """The whole notebook's StudentResult (graded once per notebook content), checking `part` exists."""
+    """The whole notebook's StudentResult (graded once per notebook content), checking `part` exists.
+
+    Args:
+        part: a part's id in course.yaml, or "quiz", as the test cell names it.
+        assignment: the assignment's id.
+        notebook: the notebook nbgrader is grading.
+        course: its course.yaml, or None for qkv/course.yaml beside the nearest nbgrader_config.py.
+        student: the student's id, or None to take it from nbgrader's folders (see student_of).
+    """
     path = Path(notebook).resolve()
     course_file = Path(course).resolve() if course else find_course(path.parent)
     student = student or student_of(path)
@@ -106,7 +114,15 @@ def part_score(
     course: Path | str | None = None,
     student: str | None = None,
 ) -> float:
-    """Points earned in one part (or "quiz"); prints what failed in it, for the student's feedback."""
+    """Points earned in one part (or "quiz"); prints what failed in it, for the student's feedback.
+
+    Args:
+        part: a part's id in course.yaml, or "quiz", as the test cell names it.
+        assignment: the assignment's id.
+        notebook: the notebook nbgrader is grading.
+        course: its course.yaml, or None for qkv/course.yaml beside the nearest nbgrader_config.py.
+        student: the student's id, or None to take it from nbgrader's folders (see student_of).
+    """
     result = part_result(
         part, assignment=assignment, notebook=notebook, course=course, student=student
     )

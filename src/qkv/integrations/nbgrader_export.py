@@ -44,7 +44,14 @@ PUBLIC_FILES = (layout.PUBLIC_CHECKS_FILE, layout.COMPARE_FILE, layout.CASES_FIL
 
 
 def test_cell(part: str, points: float, assignment: Assignment, what: str) -> dict:
-    """An nbgrader autograder-test cell (grade, locked, points) for one part or the quiz."""
+    """An nbgrader autograder-test cell (grade, locked, points) for one part or the quiz.
+
+    Args:
+        part: the part's id, or "quiz"; the cell's grade id is test_<part>.
+        points: the most the cell gives, the part's points in course.yaml.
+        assignment: the assignment the notebook is of.
+        what: what the cell grades, in words for its first comment ("your quiz answers").
+    """
     source = TEST_CELL.format(
         what=what,
         points=points,

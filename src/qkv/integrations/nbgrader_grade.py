@@ -115,7 +115,17 @@ def record(
     result: results.StudentResult,
     timestamp,
 ) -> None:
-    """One student's part scores as the auto scores of the hidden test cells `test_<part>`."""
+    """One student's part scores as the auto scores of the hidden test cells `test_<part>`.
+
+    Args:
+        gb: the course's open nbgrader Gradebook.
+        missing_entry: nbgrader's MissingEntry, which gb raises for what it does not hold.
+        assignment: the assignment's id, as nbgrader knows it.
+        notebook: the notebook's name in nbgrader, without .ipynb (the student's module).
+        student: the student's id.
+        result: what grading gave the student.
+        timestamp: when the notebook was handed in (timestamp.txt), or None.
+    """
     gb.update_or_create_student(student)
     extra = {"timestamp": timestamp} if timestamp else {}
     try:

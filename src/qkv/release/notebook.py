@@ -134,7 +134,14 @@ def _lines(text: str) -> list[str]:
 def nbgrader_meta(
     grade_id: str, *, solution: bool = False, locked: bool = False, points: float | None = None
 ) -> dict:
-    """nbgrader cell metadata, schema 3; `points` makes it a graded cell."""
+    """nbgrader cell metadata, schema 3; `points` makes it a graded cell.
+
+    Args:
+        grade_id: the cell's name in nbgrader's gradebook, unique in the notebook.
+        solution: a cell students write in (nbgrader's release stubs out its solution).
+        locked: a read-only cell, which nbgrader restores from the master when it grades.
+        points: the most the cell gives, or None for a cell that is not graded.
+    """
     meta = {
         "grade": points is not None,
         "grade_id": grade_id,
@@ -148,6 +155,13 @@ def nbgrader_meta(
 
 
 def code_cell(cell_id: str, source: str, metadata: dict | None = None) -> dict:
+    """A notebook code cell, not yet run.
+
+    Args:
+        cell_id: the cell's id in the notebook, unique in it.
+        source: the cell's code.
+        metadata: the cell's metadata (nbgrader_meta's, say), or None for none.
+    """
     return {
         "cell_type": "code",
         "execution_count": None,
@@ -159,6 +173,14 @@ def code_cell(cell_id: str, source: str, metadata: dict | None = None) -> dict:
 
 
 def text_cell(cell_type: str, cell_id: str, source: str, metadata: dict | None = None) -> dict:
+    """A notebook cell of text, rendered or not.
+
+    Args:
+        cell_type: "markdown", or "raw" for text Jupyter shows as written (the answers cell).
+        cell_id: the cell's id in the notebook, unique in it.
+        source: the cell's text.
+        metadata: the cell's metadata, or None for none.
+    """
     return {
         "cell_type": cell_type,
         "id": cell_id,
@@ -207,7 +229,14 @@ def _quiz_cell(what: str, quiz, assignment: Assignment) -> dict:
 
 
 def master_cells(course: Course, assignment: Assignment, *, master: str, quiz=None) -> list[dict]:
-    """The notebook's cells with the solutions in (between solution markers)."""
+    """The notebook's cells with the solutions in (between solution markers).
+
+    Args:
+        course: the course, whose folder holds the notebook's story (Assignment.notebook).
+        assignment: the assignment the notebook is of.
+        master: the master's source, whose functions fill the function cells.
+        quiz: the quiz master, for the quiz and answers cells, or None when there is no quiz.
+    """
     story_name = assignment.notebook or "notebook"
     try:
         text = course.path(story_name).read_text(encoding="utf-8")

@@ -195,7 +195,15 @@ def histogram_svg(percentages, *, title: str) -> bytes:
 def curve_svg(
     values, *, title: str, xlabel: str = "", ylabel: str = "", log: bool = False, every: int = 1
 ) -> bytes:
-    """A line of values against their index (a loss per step, say); None or non-finite values are gaps."""
+    """A line of values against their index (a loss per step, say); None or non-finite values are gaps.
+
+    Args:
+        values: the numbers, in order; None for one that is missing.
+        title: shown above the plot.
+        xlabel, ylabel: what the index and the values stand for.
+        log: a logarithmic y axis, if every value is positive and they span a factor of 10.
+        every: the values are those of every `every`-th index: the x axis counts indices.
+    """
     y = np.array([np.nan if v is None else v for v in values], dtype=float)
     finite = y[np.isfinite(y)]
     log = bool(log and finite.size and finite.min() > 0 and finite.max() > 10 * finite.min())

@@ -101,6 +101,13 @@ def listed(items) -> Iterator[str]:
 
 
 def img(uri: str, alt: str, width: int | None = None) -> str:
+    """An <img> element, its alternative text escaped.
+
+    Args:
+        uri: where the image is: a data: URI (heatmap.data_uri), so the page carries it.
+        alt: what the image shows, for a reader who cannot see it.
+        width: its width in CSS pixels, or None for its own.
+    """
     size = f' width="{width}"' if width else ""
     return f'<img src="{uri}" alt="{esc(alt)}"{size}>'
 
@@ -127,7 +134,13 @@ num = _num  # points as the gradebook writes them: 20, 12.5, 3.33
 
 
 def column_points(assignment, result, column: str) -> float:
-    """The most a student can get in a gradebook column: from the results, else from course.yaml."""
+    """The most a student can get in a gradebook column: from the results, else from course.yaml.
+
+    Args:
+        assignment: the assignment, whose course.yaml points count when the results lack the column.
+        result: the student's results.
+        column: a part's id, or "quiz".
+    """
     return (
         result.part_max(column) if result.has_part(column) else default_points(assignment, column)
     )
