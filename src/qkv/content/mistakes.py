@@ -99,7 +99,13 @@ class Mistake:
     def function(self, reference, functions: tuple[str, ...], which: int = 0):
         """The wrong function (or its alternative `which`), seeing what a student's file would: the
         reference's module-level names (its other functions, any helpers it gives) and the
-        assignment's functions."""
+        assignment's functions.
+
+        Args:
+            reference: the reference module; an edit or a wrapper is made from its source.
+            functions: the names of the assignment's functions, seen as the reference's.
+            which: 0 for the mistake's source, i for its i-th form in sources().
+        """
         given = {k: v for k, v in vars(reference).items() if not k.startswith("__")}
         namespace = {"np": np, **given, **{f: getattr(reference, f) for f in functions}}
         exec(self._compiled(reference_mod.source_of(reference))[which], namespace)
@@ -211,6 +217,11 @@ class Catalogue:
 
         Mistakes that crash on these inputs (a shape that only fits square matrices, say) are in
         `crashes` instead.
+
+        Args:
+            reference: the reference module (or a master being released) the mistakes edit.
+            function: the name of the assignment's function whose mistakes are run.
+            args: the inputs of the call, as the student's function gets them; never changed.
         """
         for m, (kind, what) in self._runs(reference, function, args):
             if kind == "value":
@@ -219,7 +230,13 @@ class Catalogue:
     def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
         """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:
         a student whose code raises the same error on the same inputs has made that mistake, unless
-        the reference raises that way too (then the error says nothing about the mistake)."""
+        the reference raises that way too (then the error says nothing about the mistake).
+
+        Args:
+            reference: the reference module (or a master being released) the mistakes edit.
+            function: the name of the assignment's function whose mistakes are run.
+            args: the inputs of the call, as the student's function gets them; never changed.
+        """
         runs = self._runs(reference, function, args)
         raised = [(m.message, what) for m, (kind, what) in runs if kind == "raised"]
         if raised and runs.reference is _UNSET:

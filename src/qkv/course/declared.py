@@ -31,6 +31,13 @@ def described(
 
     regrade=False marks a field whose change needs no student's code graded again (a deadline, a
     title): `grading_view` leaves it out, so a rerun reuses the results and recomputes the rest.
+
+    Args:
+        description: what the value is, in the words an error and the schema show.
+        default: the value when the file leaves the key out; without one, the key is required.
+        minimum: the smallest value accepted, or None for no bound.
+        regrade: False when a change of the value needs no code graded again.
+        kw: the rest of dataclasses.field's arguments (default_factory, say).
     """
     meta: dict[str, object] = {"description": description}
     if minimum is not None:

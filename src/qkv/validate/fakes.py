@@ -76,14 +76,26 @@ def {f}(*args, **kwargs):
 
 
 def trivial(reference_source: str, function: str, kind: str) -> str:
-    """The reference with `function` answering `kind` (one of TRIVIAL) instead."""
+    """The reference with `function` answering `kind` (one of TRIVIAL) instead.
+
+    Args:
+        reference_source: the reference file's text, which the fake extends.
+        function: the name of the function faked.
+        kind: what it answers instead, one of TRIVIAL.
+    """
     return reference_source + _HELPERS + _TRIVIAL.format(f=function, kind=kind)
 
 
 def copied_release(reference_source: str, functions, public_cases: dict) -> str:
     """The reference with every function in `functions` looking its answer up in the release's
     public cases (public_cases.json as a dict) and returning zeros shaped like the right answer for
-    any other input."""
+    any other input.
+
+    Args:
+        reference_source: the reference file's text, which the fake extends.
+        functions: the names of the functions faked, every function of the assignment.
+        public_cases: what the release ships as public_cases.json, read as a dict.
+    """
     text = json.dumps(public_cases, separators=(",", ":"))
     body = "".join(_COPIED_FUNCTION.format(f=f) for f in functions)
     return (

@@ -230,7 +230,15 @@ def _inputs(content, reference, seed: int) -> dict[str, list[tuple]]:
 
 
 def equivalent(content, reference, mutant: Mutant, inputs, tolerance) -> bool:
-    """Whether the mutant returns what the reference returns on every trusted input."""
+    """Whether the mutant returns what the reference returns on every trusted input.
+
+    Args:
+        content: the assignment's content, for its functions.
+        reference: the reference module.
+        mutant: the mutant, whose source is the whole mutated module.
+        inputs: {function: [args, ...]}: the public cases' inputs and the content's draws.
+        tolerance: the course's tolerances (rtol, atol), within which values are the same.
+    """
     try:
         module = reference_mod.module_from_source(mutant.source, "mutant")
     except Exception:

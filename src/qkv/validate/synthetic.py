@@ -134,8 +134,14 @@ def write_class(
 
 
 def notebook_submission(template: str, source: str, answers: str | None = None) -> str:
-    """A student's notebook: `template` (a released notebook's JSON text) with each solution cell
-    holding that function's text from `source` (a student's .py file), and the answers cell `answers`."""
+    """A student's notebook: the released one with each solution cell holding that function's text
+    from a student's .py file, and the answers cell their answers.
+
+    Args:
+        template: the released notebook's JSON text.
+        source: the student's .py file, whose functions fill the solution cells.
+        answers: the answers cell's text, as answers.yaml would hold it; None leaves the cell as is.
+    """
 
     nb = json.loads(template)
     spans = reference.function_spans(source)
