@@ -32,6 +32,25 @@ def _reference(worked, h: int) -> Matrix:
     )
 
 
+def _differences(mine, off, tokens) -> str:
+    """Which cells of one head differ, in words, and which way its weights sum to 1 if not along
+    its rows (the example's causal mask keeps at least the diagonal of every row and column)."""
+    cells = [f"{tokens[i]} → {tokens[j]}" for i, j in zip(*np.nonzero(off))]
+    shown = ", ".join(cells[:6]) + (f" and {len(cells) - 6} more" if len(cells) > 6 else "")
+    said = f"{len(cells)} of {off.size} cells (framed in red) differ from the reference: {shown}."
+    slack = mine.shape[-1] * 10.0**-ROUNDED  # the recorded weights are rounded
+    rows_one = np.allclose(mine.sum(axis=-1), 1.0, atol=slack)
+    cols_one = np.allclose(mine.sum(axis=-2), 1.0, atol=slack)
+    if cols_one and not rows_one:
+        said += (
+            " Its columns sum to 1 and its rows do not: masked_softmax() normalised along the "
+            "wrong axis (axis -2, down each column, instead of the last axis, along each row)."
+        )
+    elif not rows_one:
+        said += " Its rows do not sum to 1, as rows of softmax weights must."
+    return said
+
+
 def feedback_section(recorded: dict, worked, tolerance) -> Section:
     """The student's heads (recorded by the multi_head_attend suite) beside the reference's."""
     refs = [_reference(worked, h) for h in range(worked.n_heads)]
@@ -48,12 +67,9 @@ def feedback_section(recorded: dict, worked, tolerance) -> Section:
     for h, ref in enumerate(refs):
         want = worked.A[h].round(ROUNDED)  # as the suite records the student's
         off = ~np.isclose(mine[h], want, rtol=tolerance.rtol, atol=tolerance.atol)
-        if off.any():
-            note = (
-                f"{int(off.sum())} of {off.size} cells (framed in red) differ from the reference."
-            )
-        else:
-            note = "It matches the reference."
+        note = (
+            _differences(mine[h], off, worked.tokens) if off.any() else "It matches the reference."
+        )
         items += [
             Matrix(
                 f"Yours, head {h} ({HEAD_NAMES[h]})",
