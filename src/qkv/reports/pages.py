@@ -33,7 +33,7 @@ table { border-collapse: collapse; width: 100%; margin: .4rem 0 1rem; }
 table.checks { table-layout: fixed; } table.summary { width: auto; min-width: min(24rem, 100%); }
 .scroll { overflow-x: auto; max-width: 100%; }
 img { max-width: 100%; height: auto; }
-.checks col.name { width: 30%; } .checks col.outcome { width: 18%; } .checks col.points { width: 9%; }
+.checks col.name { width: 30%; } .checks col.outcome { width: 18%; } .checks col.points { width: 7rem; }
 th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid var(--line);
          overflow-wrap: anywhere; }
 th { font-weight: 600; background: #f8f9fa; }
@@ -52,6 +52,12 @@ dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .2re
 dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
 @media (max-width: 30rem) { .bar { width: 3rem; } body { margin: 1rem auto; } }
+@media (max-width: 30rem) {  /* a phone: points wrap at " / ", no cell runs into the next */
+  .checks th, .checks td { padding: .3rem .25rem; font-size: .875rem; }
+  .checks col.name { width: 25%; } .checks col.outcome { width: 25%; } .checks col.points { width: 17%; }
+  .checks td.num, .checks th.num { white-space: normal; }
+  .checks th { overflow-wrap: normal; } .checks .outcome { overflow-wrap: break-word; }
+}
 """
 
 
