@@ -2,9 +2,10 @@
 student and an instructor would open them.
 
 full: the reference, with the quiz key; axis: the softmax along the wrong axis (for training, its
-backward); syntax: a file that does not parse; quiz: full marks in code, an answers file that is
-not YAML; numpy_answers: the key with one vector answer printed by numpy; big: a file over the
-size limit; secrets: a file that prints what its process can read of the grader.
+backward; for masked, its masked_softmax); syntax: a file that does not parse; quiz: full marks
+in code, an answers file that is not YAML; numpy_answers: the key with one vector answer printed
+by numpy; big: a file over the size limit; secrets: a file that prints what its process can read
+of the grader.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from qkv.course import layout
 from qkv.grade.batch import grade
 from qkv.validate import synthetic
 
-WRONG_SOFTMAX = {"attention": "mistake_softmax_axis0", "training": "mistake_softmax_backward_axis0"}
+WRONG_SOFTMAX = {
+    "attention": "mistake_softmax_axis0",
+    "training": "mistake_softmax_backward_axis0",
+    "masked": "mistake_softmax_wrong_axis",  # its masked_softmax, normalised down the columns
+}
 SECRETS = """
 import os, sys
 def _read(path):

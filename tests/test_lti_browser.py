@@ -9,8 +9,6 @@ Skipped only when Chromium or its driver is missing and QKV_REQUIRE_BROWSER is u
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from html import unescape
@@ -18,6 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import chromium
 import serve_class
 import week_class
 from lti_flow import Stack, grade, stand_up
@@ -25,17 +24,9 @@ from lti_platform import LEARNER, start
 from qkv.cli import main
 from serve_process import Server
 
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
-DRIVER = shutil.which("chromedriver")
-if (CHROMIUM is None or DRIVER is None) and not os.environ.get("QKV_REQUIRE_BROWSER"):
-    pytest.skip(
-        "chromium or chromedriver is not installed (QKV_REQUIRE_BROWSER=1 makes this a failure)",
-        allow_module_level=True,
-    )
+chromium.skip_unless_installed()
 
 from selenium import webdriver  # noqa: E402 - only once Chromium is known to be there
-from selenium.webdriver.chrome.options import Options  # noqa: E402 - only once Chromium is known to be there
-from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402 - only once Chromium is known to be there
 from selenium.webdriver.common.by import By  # noqa: E402 - only once Chromium is known to be there
 
 TITLE = "Query, Key, Value: attention on 'two plus three'"
@@ -43,17 +34,9 @@ WAIT_S = 60  # a loaded machine grades slowly
 
 
 def _chromium(profile: str, *, third_party_cookies: bool) -> webdriver.Chrome:
-    options = Options()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--no-first-run", f"--user-data-dir={profile}"):  # fmt: skip
-        options.add_argument(flag)
-    if third_party_cookies:
-        allow = {"profile.cookie_controls_mode": 0, "profile.block_third_party_cookies": False}
-        options.add_experimental_option("prefs", allow)
-    driver = webdriver.Chrome(service=DriverService(str(DRIVER)), options=options)
-    driver.set_page_load_timeout(WAIT_S)
-    return driver
+    allow = {"profile.cookie_controls_mode": 0, "profile.block_third_party_cookies": False}
+    prefs = allow if third_party_cookies else None
+    return chromium.start(profile, prefs=prefs, page_load_timeout=WAIT_S)
 
 
 @pytest.fixture

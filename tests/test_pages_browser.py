@@ -1,7 +1,7 @@
 """The feedback pages and the class report in a real browser (Selenium, Debian's chromium and
 chromedriver, headless, offline from disk), read for their meaning as a person reads them.
 
-Both assignments are graded from real submissions (tests/graded_pages.py); the hand-made sample
+Every assignment is graded from real submissions (tests/graded_pages.py); the hand-made sample
 class adds odd ids and markup. Skipped only when chromium or chromedriver is missing and
 QKV_REQUIRE_BROWSER is unset; CI sets it, and then a missing browser is a failure.
 """
@@ -11,8 +11,7 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
-import shutil
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -20,47 +19,21 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import chromium
 from course_content import COURSE
 from graded_pages import graded
 from qkv.content import loader
 from qkv.reports import outputs
 from sample_class import write_class
 
-REQUIRED = bool(os.environ.get("QKV_REQUIRE_BROWSER"))
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
-DRIVER = shutil.which("chromedriver")
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-except ImportError:  # the test extra installs it
-    webdriver = None
-MISSING = [
-    what
-    for what, found in (("chromium", CHROMIUM), ("chromedriver", DRIVER), ("selenium", webdriver))
-    if not found
-]
-if MISSING and not REQUIRED:
-    pytest.skip(
-        f"{', '.join(MISSING)} not installed (set QKV_REQUIRE_BROWSER=1 to make this a failure)",
-        allow_module_level=True,
-    )
+chromium.skip_unless_installed()
 
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-)
 WIDTHS = (1280, 375)  # a laptop window and a phone
 FRAME = "#c0392b"
+RECT = re.compile(r'(<rect x="([\d.]+)" y="([\d.]+)"[^>]*>)')  # a cell or a frame
 
-# What a page shows, measured in the page: overflow, images without alt text, tables without
-# header cells, and text whose contrast with its background is under 4.5:1 (WCAG's AA).
+# What a page shows, measured in the page: overflow, table cells whose text runs into the next,
+# images without alt text, tables without header cells, and text whose contrast with its background is under 4.5:1 (WCAG's AA).
 READ_JS = r"""
 function rgb(s) { const m = s.match(/[\d.]+/g); return m ? m.map(Number) : [0, 0, 0, 0]; }
 function lum(c) { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
@@ -88,6 +61,8 @@ return {
   wide: Array.from(document.querySelectorAll('body *')).filter(e => {
     const r = e.getBoundingClientRect(); return r.right > root.clientWidth + 1 && !e.closest('.scroll');
   }).map(e => e.tagName + '.' + e.className).slice(0, 5),
+  crowded: Array.from(document.querySelectorAll('td, th')).filter(c => c.scrollWidth > c.clientWidth + 1)
+    .map(c => c.textContent.trim().slice(0, 30)).slice(0, 5),
   noAlt: Array.from(document.images).filter(i => !(i.getAttribute('alt') || '').trim()).length,
   tablesWithoutHeaders: Array.from(document.querySelectorAll('table')).filter(t => !t.querySelector('th')).length,
   lowContrast: low,
@@ -100,14 +75,7 @@ return {
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    assert not MISSING, f"QKV_REQUIRE_BROWSER is set but {', '.join(MISSING)} is missing"
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('profile')}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(DRIVER))
+    driver = chromium.start(tmp_path_factory.mktemp("profile"), logs=True)
     yield driver
     driver.quit()
 
@@ -125,7 +93,7 @@ def read(browser, path: Path, width: int = WIDTHS[0]) -> dict:
     return seen
 
 
-@pytest.fixture(scope="module", params=["attention", "training"])
+@pytest.fixture(scope="module", params=["attention", "training", "masked"])
 def graded_class(request, tmp_path_factory):
     assignment = COURSE.assignment(request.param)
     return assignment, graded(COURSE, assignment, tmp_path_factory.mktemp(request.param))
@@ -148,10 +116,26 @@ def test_every_page_fits_the_window_has_alt_text_header_cells_and_contrast(
         seen = read(browser, path, width)
         name = path.relative_to(out).as_posix()
         assert seen["overflow"] <= 0, f"{name} runs {seen['overflow']} px past {width} px: {seen['wide']}"  # fmt: skip
+        assert seen["crowded"] == [], f"{name} at {width} px: text runs out of its cell"
         assert seen["noAlt"] == 0, name
         assert seen["tablesWithoutHeaders"] == 0, name
         assert seen["lowContrast"] == [], name
         assert seen["errors"] == [], name
+
+
+def framed_cells(svg: str) -> set[tuple[int, int]]:
+    """(row, column) of each cell the heatmap frames in red, from where the frames are drawn."""
+    rects = [(float(x), float(y), tag) for tag, x, y in RECT.findall(svg)]
+    xs = sorted({x for x, _, tag in rects if 'width="56"' in tag})
+    ys = sorted({y for _, y, tag in rects if 'width="56"' in tag})
+    # Each frame is drawn 2 px inside its cell: its position says which cell it is.
+    return {(ys.index(y - 2), xs.index(x - 2)) for x, y, tag in rects if FRAME in tag}
+
+
+def differing(recorded, reference) -> set[tuple[int, int]]:
+    tol = COURSE.tolerance
+    off = ~np.isclose(np.array(recorded), reference, rtol=tol.rtol, atol=tol.atol)
+    return {(int(i), int(j)) for i, j in zip(*np.nonzero(off))}
 
 
 def test_a_full_marks_page_frames_nothing_and_says_nothing_differs(browser, graded_class):
@@ -162,6 +146,11 @@ def test_a_full_marks_page_frames_nothing_and_says_nothing_differs(browser, grad
     assert "wrong result" not in seen["text"]
     if assignment.id == "attention":
         assert "Nothing differs" in seen["text"]
+    if assignment.id == "masked":
+        heads = loader.load(COURSE, assignment).example.n_heads
+        yours = [i for i in seen["images"] if i["alt"].startswith("Your attention of head")]
+        assert len(yours) == heads and all(framed_cells(svg_of(i)) == set() for i in yours)
+        assert seen["text"].count("It matches the reference.") == heads
 
 
 def test_a_wrong_softmax_frames_exactly_the_cells_that_differ_and_names_the_axis(
@@ -170,26 +159,25 @@ def test_a_wrong_softmax_frames_exactly_the_cells_that_differ_and_names_the_axis
     assignment, out = graded_class
     seen = read(browser, out / "feedback" / "axis.html")
     assert "axis" in seen["text"]
-    if assignment.id != "attention":
+    if assignment.id == "training":
         return
-    result = json.loads((out / "results" / "axis.json").read_text())
-    mine = np.array(result["extra_data"]["recorded"]["attention"])
-    worked = loader.load(COURSE, assignment).example.A
-    tol = COURSE.tolerance
-    differ = ~np.isclose(mine, worked, rtol=tol.rtol, atol=tol.atol)
-    yours = next(svg_of(i) for i in seen["images"] if i["alt"].startswith("Your attention"))
-    # Each frame is drawn 2 px inside its cell: its position says which cell it is.
-    cells = yours.split("<rect ")
-    framed = set()
-    for rect in cells:
-        if FRAME in rect:
-            x, y = (float(v) for v in (rect.split('x="')[1].split('"')[0], rect.split('y="')[1].split('"')[0]))  # fmt: skip
-            framed.add((x, y))
-    starts = sorted({float(c.split('x="')[1].split('"')[0]) for c in cells[2:] if 'width="56"' in c})  # fmt: skip
-    rows = sorted({float(c.split('y="')[1].split('"')[0]) for c in cells[2:] if 'width="56"' in c})  # fmt: skip
-    expected = {(starts[j] + 2, rows[i] + 2) for i, j in zip(*np.nonzero(differ))}
-    assert differ.any() and framed == expected
-    assert f"{int(differ.sum())} of 9 cells" in seen["text"]
+    recorded = json.loads((out / "results" / "axis.json").read_text())["extra_data"]["recorded"]
+    worked = loader.load(COURSE, assignment).example
+    if assignment.id == "attention":
+        differ = differing(recorded["attention"], worked.A)
+        yours = next(svg_of(i) for i in seen["images"] if i["alt"].startswith("Your attention"))
+        assert differ and framed_cells(yours) == differ
+        assert f"{len(differ)} of 9 cells" in seen["text"]
+        return
+    # masked: every head's attention beside the reference's, each framed where it differs
+    for h in range(worked.n_heads):
+        differ = differing(recorded["heads"][h], worked.A[h])
+        alt = f"Your attention of head {h} "
+        yours = next(svg_of(i) for i in seen["images"] if i["alt"].startswith(alt))
+        assert differ and framed_cells(yours) == differ, h
+        assert f"{len(differ)} of {worked.A[h].size} cells" in seen["text"]
+    heads_section = seen["text"].split("Checks, part by part")[0]
+    assert heads_section.count("wrong axis") == worked.n_heads
 
 
 def test_a_syntax_error_page_says_it_a_few_times_and_quiz_rows_show_questions(

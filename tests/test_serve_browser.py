@@ -8,26 +8,18 @@ Skipped only when Chromium or its driver is missing and QKV_REQUIRE_BROWSER is u
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
+import chromium
 import serve_class
 import week_class
 from qkv.serve.service import Service
 from serve_process import Server
 
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
-DRIVER = shutil.which("chromedriver")
-if (CHROMIUM is None or DRIVER is None) and not os.environ.get("QKV_REQUIRE_BROWSER"):
-    pytest.skip(
-        "chromium or chromedriver is not installed (QKV_REQUIRE_BROWSER=1 makes this a failure)",
-        allow_module_level=True,
-    )
+chromium.skip_unless_installed()
 
-from selenium import webdriver  # noqa: E402 - only once the browser is known to be there
-from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402 - only once the browser is known to be there
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 WAIT_S = 60
@@ -49,14 +41,8 @@ def site(tmp_path_factory):
 
 @pytest.fixture
 def browser(tmp_path):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path / 'profile'}")
-    service = DriverService(executable_path=DRIVER, env={**os.environ, "TZ": READER_TZ})
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_page_load_timeout(WAIT_S)
+    env = {**os.environ, "TZ": READER_TZ}
+    driver = chromium.start(tmp_path / "profile", env=env, page_load_timeout=WAIT_S)
     try:
         yield driver
     finally:

@@ -1,5 +1,5 @@
 """What a student and an instructor read after a real grading run, read as they read it: the words
-on the pages and in the results, for both assignments (the browser tests look at the same pages).
+on the pages and in the results, for every assignment (the browser tests look at the same pages).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 from course_content import COURSE, ROOT
 from graded_pages import graded
 from qkv.content import loader
+from qkv.course import layout
 from qkv.grade import progress
 from qkv.quiz.grading import load_quiz
 from qkv.reports import class_report
@@ -25,7 +26,7 @@ from qkv.sandbox import host
 FRAME = 'stroke="#c0392b"'  # the red frame the heatmap draws round a cell that differs
 
 
-@pytest.fixture(scope="module", params=["attention", "training"])
+@pytest.fixture(scope="module", params=["attention", "training", "masked"])
 def run(request, tmp_path_factory):
     assignment = COURSE.assignment(request.param)
     tmp = tmp_path_factory.mktemp(request.param)
@@ -58,12 +59,17 @@ def test_a_full_marks_page_frames_nothing_and_says_nothing_differs(run):
     assert "differ from the reference" not in said and "wrong result" not in said
     if assignment.id == "attention":
         assert "Nothing differs" in said
+    if assignment.id == "masked":
+        heads = loader.load(COURSE, assignment).example.n_heads
+        assert said.count("It matches the reference.") == heads
 
 
 def test_a_wrong_softmax_page_frames_the_cells_that_differ_and_names_the_axis(run):
     assignment, _, out = run
     said = words(page(out, "axis"))
     assert "axis" in said
+    if assignment.id == "masked":
+        return _each_head_is_framed_where_it_differs(out, assignment, said)
     if assignment.id != "attention":
         return
     recorded = np.array(json.loads((out / "results" / "axis.json").read_text())["extra_data"]["recorded"]["attention"])  # fmt: skip
@@ -73,6 +79,21 @@ def test_a_wrong_softmax_page_frames_the_cells_that_differ_and_names_the_axis(ru
     yours = next(s for s in svgs(page(out, "axis")) if ">Yours<" in s)
     assert yours.count(FRAME) == int(differ.sum())
     assert f"{int(differ.sum())} of 9 cells" in said and "wrong axis" in said
+
+
+def _each_head_is_framed_where_it_differs(out, assignment, said: str) -> None:
+    recorded = json.loads((out / "results" / "axis.json").read_text())["extra_data"]["recorded"]
+    worked = loader.load(COURSE, assignment).example
+    shown = {s.split("</text>", 1)[0].rsplit(">", 1)[1]: s for s in svgs(page(out, "axis"))}
+    tol = COURSE.tolerance
+    for h in range(worked.n_heads):
+        mine = np.array(recorded["heads"][h])
+        differ = ~np.isclose(mine, worked.A[h], rtol=tol.rtol, atol=tol.atol)
+        yours = next(s for title, s in shown.items() if title.startswith(f"Yours, head {h} "))
+        assert differ.any() and yours.count(FRAME) == int(differ.sum()), h
+        assert f"{int(differ.sum())} of {differ.size} cells" in said
+    # the heads' captions say which way the weights sum to 1, one sentence per head
+    assert said.split("Checks, part by part")[0].count("wrong axis") == worked.n_heads
 
 
 def test_a_property_that_held_is_never_called_a_wrong_result(run):
@@ -113,11 +134,11 @@ def test_an_answer_printed_by_numpy_is_read_as_its_numbers(run):
 
 
 def test_nothing_a_student_sees_names_the_graders_folders(run):
-    _, tmp, out = run
+    assignment, tmp, out = run
     secret = records.read(out / "results" / "secrets.json")
     assert "CMDLINE" in secret.output and "OS.ENVIRON" in secret.output  # it did print them
     big = records.read(out / "results" / "big.json")
-    assert ("larger than the" in big.status and "attention.py" in big.status) or "training.py" in big.status  # fmt: skip
+    assert "larger than the" in big.status and layout.code_file(assignment) in big.status
     leaks = (str(tmp), host.SCRATCH_PREFIX, str(ROOT / "src"), "PYTHONPATH", "runtime_paths")
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         text = path.read_text(encoding="utf-8", errors="replace")
