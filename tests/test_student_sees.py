@@ -120,9 +120,19 @@ def test_quiz_rows_show_their_questions(run):
     assignment, _, out = run
     questions = load_quiz(COURSE, assignment).questions
     said = words(page(out, "full"))
-    first = " ".join(re.sub(r"\{(\w+)\}", r"\1", questions[0].text).split())[:40]
+    first = " ".join(re.sub(r"\{(\w+)\}", "…", questions[0].text).split())[:40]
     assert first in said
     assert not any(f": {q.id} " in said for q in questions)
+
+
+def test_a_question_with_numbers_shows_the_students_own_not_their_names(run):
+    assignment, _, out = run
+    drawn = [q for q in load_quiz(COURSE, assignment).questions if re.search(r"\{\w+\}", q.text)]
+    said = words(page(out, "full"))
+    for q in drawn:
+        names = re.findall(r"\{(\w+)\}", q.text)
+        assert not any(f"= {name} " in said or f": {name}." in said for name in names), q.id
+    assert said.count("Your question:") == len(drawn)
 
 
 def test_an_answer_printed_by_numpy_is_read_as_its_numbers(run):

@@ -94,11 +94,14 @@ def _judge(p: Posed, value) -> tuple[float, list[str]]:
 LINE_CHARS = 120
 
 
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
 def question_line(q: Question) -> str:
     """The question as one line for a results row, after its id (what answers.yaml calls it): its
-    text, each {input} named by its name (the numbers differ per student, and rows of one question
-    must be one row in the class report)."""
-    text = " ".join(re.sub(r"\{(\w+)\}", r"\1", q.text).split())
+    text, each {input} written "…" (the numbers differ per student, and rows of one question must be
+    one row in the class report); the row's output gives the student's own numbers."""
+    text = " ".join(PLACEHOLDER.sub("…", q.text).split()).replace("….", "…")
     if len(text) <= LINE_CHARS:
         return text
     return text[: LINE_CHARS - 1].rsplit(" ", 1)[0] + "…"
@@ -135,6 +138,8 @@ def _result(
     else:
         fraction, lines = _judge(pose(), sheet.values[q.id])
         outcome = Outcome.PASSED if fraction == 1 else Outcome.FAILED
+    if not sheet.fatal and PLACEHOLDER.search(q.text):
+        lines.insert(0, f"Your question: {' '.join(pose().text.split())}")
     lines += sheet.notes.get(q.id, [])
     if course.feedback.reveal_quiz_answers and outcome != Outcome.PASSED:
         lines.append(f"Right answer: {show_answer(pose())}")
