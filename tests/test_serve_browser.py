@@ -19,6 +19,7 @@ from serve_process import Server
 
 chromium.skip_unless_installed()
 
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402 - as below
 from selenium.webdriver.common.by import By  # noqa: E402 - only once the browser is known to be there
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -53,6 +54,22 @@ def text(driver) -> str:
     return driver.find_element(By.TAG_NAME, "body").text
 
 
+def until(driver, check):
+    """Wait for check(driver); the pages update themselves in place, so an element read a moment
+    ago may be gone: that is a reason to look again, not a failure."""
+    wait = WebDriverWait(driver, WAIT_S, ignored_exceptions=(StaleElementReferenceException,))
+    return wait.until(check)
+
+
+# The class table, read in one step of the page's own script: its rows are replaced while it is
+# polled, so reading them element by element may meet a row that has just gone.
+CLASS_ROWS_JS = """
+return Array.from(document.querySelectorAll('#class table tr'))
+  .filter(r => r.querySelector('td'))
+  .map(r => [r.querySelector('td').innerText.trim(), r.innerText]);
+"""
+
+
 def fetch(driver, url: str) -> tuple[int, str]:
     """What the page's own session gets for `url` (as a download link would)."""
     return tuple(
@@ -77,9 +94,7 @@ def test_a_student_hands_in_and_watches_the_score_arrive_then_reads_the_feedback
     row = browser.find_element(By.CSS_SELECTOR, "#history tr[data-id]")
     submission_id = row.get_attribute("data-id")
     started = browser.execute_script("return performance.timeOrigin")
-    WebDriverWait(browser, WAIT_S).until(
-        lambda d: d.find_element(By.CSS_SELECTOR, "#history td.status").text == "graded"
-    )
+    until(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#history td.status").text == "graded")
     # the page was not reloaded: the row turned to a score in place
     assert browser.execute_script("return performance.timeOrigin") == started
     assert browser.find_element(By.CSS_SELECTOR, "#history td.score").text == "100 / 120"
@@ -97,11 +112,7 @@ def test_staff_see_the_class_download_the_gradebook_and_regrade(site, browser):
     server, tokens, _ = site
     browser.get(f"{server.url}/login?token={tokens['ta']}")
     assert browser.current_url == f"{server.url}/staff"
-    rows = {
-        r.find_elements(By.TAG_NAME, "td")[0].text: r.text
-        for r in browser.find_elements(By.CSS_SELECTOR, "#class table tr")
-        if r.find_elements(By.TAG_NAME, "td")
-    }
+    rows = dict(browser.execute_script(CLASS_ROWS_JS))
     assert {"alice", "bob", "dave"} <= set(rows)
     assert "100" in rows["alice"] and "missing" in rows["dave"]
     status, csv_text = fetch(browser, "/api/assignments/attention/gradebook.csv")
@@ -112,7 +123,7 @@ def test_staff_see_the_class_download_the_gradebook_and_regrade(site, browser):
     assert status == 200 and "Alice Archer" in canvas
     browser.find_element(By.XPATH, "//button[contains(., 'Regrade everyone')]").click()
     assert browser.current_url == f"{server.url}/staff"
-    WebDriverWait(browser, WAIT_S).until(lambda d: "1 hand-ins queued again" in text(d))
+    until(browser, lambda d: "1 hand-ins queued again" in text(d))
 
 
 def test_a_second_student_sees_none_of_the_firsts_pages(site, browser):
