@@ -147,6 +147,15 @@ def test_an_object_that_crossed_from_a_sandbox_is_named_by_its_type():
     )
 
 
+def test_a_list_that_spells_no_array_is_told_as_a_list_not_as_none():
+    expected = np.zeros((2, 2))
+    deep = wire.decode_value(wire.encode_value([[[[[[[[[[1.0]]]]]]]]]], []), b"")[0]
+    for odd in ([["a", "b"], ["c", "d"]], [[0.0], [0.0, 1.0]], deep):
+        assert compare.problem(odd, expected, rtol=1e-6, atol=1e-8) == (
+            "the result is list, expected an array of shape (2, 2)"
+        )
+
+
 @pytest.mark.parametrize(
     "function, wrong, args",
     [

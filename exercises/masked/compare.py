@@ -393,8 +393,6 @@ def _problem(actual, expected, what, rtol, atol, reveal, names=None, top=False) 
         )
     if _exact(expected):
         return _exact_problem(actual, expected, what, reveal)
-    if top and (
-        isinstance(actual, list) or (isinstance(actual, tuple) and as_array(actual) is not None)
-    ):
-        actual = as_array(actual)
+    if top and isinstance(actual, (list, tuple)) and as_array(actual) is not None:
+        actual = as_array(actual)  # a list that is not one (ragged, of strings) is told as a list
     return _array_problem(actual, as_array(expected), what, rtol, atol, reveal)
