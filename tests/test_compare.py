@@ -156,6 +156,26 @@ def test_a_list_that_spells_no_array_is_told_as_a_list_not_as_none():
         )
 
 
+def test_an_array_past_the_values_cap_crosses_as_its_name_without_being_copied():
+    """A broadcast of 10^9 entries takes no memory until its bytes are taken: refused before."""
+    arrays: list = []
+    lazy = np.broadcast_to(True, (10**9,))
+    tree = wire.encode_value(lazy, arrays)
+    assert tree == ["o", "bool array of 954 MiB (too large to send)"] and arrays == []
+    tree = wire.encode_value(np.broadcast_to(1.0, (10**9,)), arrays)
+    assert tree == ["o", "float64 array of 7629 MiB (too large to send)"] and arrays == []
+    each = np.zeros(wire.MAX_VALUES // 8 // 3)  # three fit in the cap, a fourth does not
+    tree = wire.encode_value((each, each, each, each), arrays)
+    assert [type(t) for t in tree[1:4]] == [list] * 3 and tree[4][0] == "o" and len(arrays) == 3
+    crossed, _ = wire.decode_value(wire.encode_value(lazy, []), b"")
+    assert compare.problem(crossed, np.ones((2, 2), bool), rtol=1e-6, atol=1e-8) == (
+        "the result is bool array of 954 MiB (too large to send), expected an array of "
+        "booleans (dtype bool) of shape (2, 2)"
+    )
+    with pytest.raises(TypeError, match="too large to send"):
+        wire.encode_value(np.broadcast_to(0.0, (10**8,)), [], strict=True)
+
+
 @pytest.mark.parametrize(
     "function, wrong, args",
     [

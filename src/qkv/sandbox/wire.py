@@ -55,12 +55,13 @@ _NAMES = {TUPLE: "tuple", LIST: "list", DICT: "dict"}
 
 
 class _Budget:
-    """Nodes left to one value's tree while it is encoded or decoded."""
+    """Nodes, and bytes of arrays, left to one value while it is encoded or decoded."""
 
-    __slots__ = ("left",)
+    __slots__ = ("bytes", "left")
 
     def __init__(self) -> None:
         self.left = MAX_NODES
+        self.bytes = MAX_VALUES
 
 
 class TooLarge(Exception):
@@ -79,7 +80,12 @@ def encode_value(value: Any, arrays: list[Any], depth: int = 0, *, strict: bool 
         depth: how deep in a container value is.
         strict: raise for what cannot cross.
     """
-    if type(value) is np.ndarray and value.dtype == _F8 and value.ndim <= MAX_NDIM:
+    if (
+        type(value) is np.ndarray
+        and value.dtype == _F8
+        and value.ndim <= MAX_NDIM
+        and value.nbytes <= MAX_VALUES
+    ):
         arrays.append(value)  # most values: as they are
         return list(value.shape)
     mark = len(arrays)
@@ -122,9 +128,14 @@ def _encode_node(value: Any, arrays: list[Any], depth: int, budget: _Budget, str
         arrays.append(np.array(value, dtype=_F8))
         return [FLOAT]
     if isinstance(value, np.ndarray):
-        arr = _plain(np.asarray(value))
+        arr = np.asarray(value).view(np.ndarray)
         if arr.ndim > MAX_NDIM:
             raise _Refused(f"{arr.ndim}-D array")
+        # Before any copy: a broadcast or strided view takes no memory until its bytes are taken.
+        if arr.nbytes > budget.bytes:
+            raise _Refused(f"{arr.dtype} array of {arr.nbytes / 2**20:.0f} MiB (too large to send)")
+        arr = _plain(arr)
+        budget.bytes -= arr.nbytes
         arrays.append(arr)
         return list(arr.shape) if arr.dtype == _F8 else [ARRAY, arr.dtype.str, list(arr.shape)]
     if isinstance(value, np.generic) and not isinstance(value, np.object_):
