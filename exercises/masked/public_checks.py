@@ -123,34 +123,30 @@ def check_function(call, function: str, cases: dict) -> Line:
     )
 
 
-def callees(function: str, failing, functions, chain) -> list[str]:
-    """Of the failing functions, those a chain function calls: the functions listed before it.
+def callees(function: str, failing, calls: dict) -> list[str]:
+    """Of the failing functions, those a chain function calls.
 
     Args:
-        function: the function whose callees are asked for; one outside `chain` calls none.
+        function: the function whose callees are asked for; one that is not a key of `calls`
+            calls none.
         failing: the names of the functions that fail.
-        functions: every function of the assignment, in the order the content lists them.
-        chain: the functions that call the ones listed before them.
+        calls: chain function -> the assignment's functions it calls, in the content's order.
     """
-    if function not in chain:
-        return []
-    before = list(functions)[: list(functions).index(function)]
-    return [f for f in before if f in set(failing)]
+    return [f for f in calls.get(function, ()) if f in set(failing)]
 
 
-def chain_hint(function: str, failing, functions, chain) -> str:
+def chain_hint(function: str, failing, calls: dict) -> str:
     """What to add to a failing chain function when some of the functions it calls fail too.
 
     Args:
         function: the failing function.
         failing: the names of the functions that fail.
-        functions: every function of the assignment, in the order the content lists them.
-        chain: the functions that call the ones listed before them.
+        calls: chain function -> the assignment's functions it calls, in the content's order.
 
     Returns:
         "; ... fix that first." to append to its message, or "" when none of its callees fail.
     """
-    names = callees(function, failing, functions, chain)
+    names = callees(function, failing, calls)
     if not names:
         return ""
     called = [f"{f}()" for f in names]
@@ -165,13 +161,9 @@ def chain_hint(function: str, failing, functions, chain) -> str:
 def with_chain_hints(lines: list[Line], cases: dict) -> list[Line]:
     """Each failing chain function's line, told which of the functions it calls fail on their own."""
     failing = [line.function for line in lines if line.status == "fail"]
-    functions, chain = list(cases["functions"]), cases.get("chain", [])
+    calls = cases.get("chain", {})
     return [
-        Line(
-            line.function,
-            line.status,
-            line.message + chain_hint(line.function, failing, functions, chain),
-        )
+        Line(line.function, line.status, line.message + chain_hint(line.function, failing, calls))
         if line.status == "fail"
         else line
         for line in lines

@@ -26,7 +26,7 @@ FUNCTIONS = (
     "multi_head_attend",
 )
 TUPLE_NAMES = {"multi_head_attend": ("O", "A")}
-CHAIN = "multi_head_attend"  # it calls split_heads, scaled_score, masked_softmax and merge_heads
+CHAIN = "multi_head_attend"
 ENDLESS = "masked_softmax"
 
 __all__ = [

@@ -31,10 +31,7 @@ TUPLE_NAMES = {
     "attend_backward": ("dW_q", "dW_k", "dW_v"),
     "train": ("W_q", "W_k", "losses"),
 }
-CHAIN = (
-    "attend_backward",
-    "train",
-)  # attend_backward calls the other backward functions; train calls it
+CHAIN = ("attend_backward", "train")
 ENDLESS = "softmax_backward"
 
 __all__ = [

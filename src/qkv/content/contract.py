@@ -109,8 +109,8 @@ HOOKS: tuple[Hook, ...] = (
     Hook(
         "CHAIN",
         "str or tuple[str, ...]",
-        "the function (or functions) that call those listed before them; their part is graded "
-        "through the student's own functions",
+        "the function (or functions) that call the student's own other functions; which ones "
+        "is read off the reference, and a failing caller is told which of them fail on their own",
         "`()`",
         fits=_names_or_name,
     ),

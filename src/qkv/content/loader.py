@@ -71,8 +71,13 @@ class Content:
         return dict(getattr(self.module, "NOTEBOOK_SNIPPETS", {}))
 
     @cached_property
+    def calls(self) -> dict[str, list[str]]:
+        """Each chain function's callees among the assignment's functions, read off the reference."""
+        return reference_mod.calls(self.reference_source, self.functions, self.chain)
+
+    @cached_property
     def catalogue(self) -> Catalogue:
-        return Catalogue(self.module.MISTAKES, self.functions, self.chain)
+        return Catalogue(self.module.MISTAKES, self.functions, self.calls)
 
     @cached_property
     def reference_source(self) -> str:

@@ -126,10 +126,11 @@ class Mistake:
 class Catalogue:
     """The mistakes of one assignment, with the questions the grader asks of them."""
 
-    def __init__(self, mistakes, functions: tuple[str, ...], chain: tuple[str, ...] = ()):
+    def __init__(self, mistakes, functions: tuple[str, ...], calls: dict | None = None):
         self.mistakes = tuple(mistakes)
         self.functions = tuple(functions)
-        self.chain = tuple(chain)  # the functions that call the ones listed before them, if any
+        self.calls = dict(calls or {})  # chain function -> the assignment's functions it calls
+        self.chain = tuple(self.calls)
         self._made: dict = {}  # (reference, mistake id) -> (reference, its wrong functions)
         self._kept: OrderedDict = OrderedDict()  # inputs -> _Runs, the most recent KEPT_INPUTS
         self._parts: dict = {}  # function -> its mistakes, in catalogue order
@@ -164,12 +165,12 @@ class Catalogue:
         )
 
     def callees(self, function: str, failing) -> list[str]:
-        """Of the failing functions, those a chain function calls: the functions listed before it."""
-        return public_checks.callees(function, failing, self.functions, self.chain)
+        """Of the failing functions, those a chain function calls."""
+        return public_checks.callees(function, failing, self.calls)
 
     def chain_hint(self, function: str, failing) -> str:
         """What to add to a failing chain function when some of the functions it calls fail too."""
-        return public_checks.chain_hint(function, failing, self.functions, self.chain)
+        return public_checks.chain_hint(function, failing, self.calls)
 
     def _forms(self, reference, mistake: Mistake) -> list:
         """The mistake's wrong functions against this reference, made once (they are pure functions)."""

@@ -93,3 +93,34 @@ def replace_function(source: str, name: str, new_def: str) -> str:
     first, last = function_spans(source)[name]
     lines = source.splitlines(keepends=True)
     return "".join(lines[: first - 1]) + new_def.rstrip("\n") + "\n" + "".join(lines[last:])
+
+
+def calls(
+    source: str, functions: tuple[str, ...], callers: tuple[str, ...]
+) -> dict[str, list[str]]:
+    """Which of `functions` each of `callers` calls in `source`, directly or through another of
+    them, in the order of `functions`: what a failing caller may be failing because of.
+
+    Args:
+        source: the reference file's text.
+        functions: the assignment's functions, in the content's order.
+        callers: the functions asked about (the content's CHAIN).
+    """
+    direct: dict[str, set[str]] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name in functions:
+            direct[node.name] = {
+                n.func.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            } & (set(functions) - {node.name})
+    found = {}
+    for caller in callers:
+        reached, todo = set(), list(direct.get(caller, ()))
+        while todo:
+            f = todo.pop()
+            if f not in reached and f != caller:
+                reached.add(f)
+                todo.extend(direct.get(f, ()))
+        found[caller] = [f for f in functions if f in reached]
+    return found

@@ -58,7 +58,7 @@ def build(
         "packages": list(packages),
         "timeouts": dict(sorted((timeouts or {}).items())),
         "tuple_names": {f: list(n) for f, n in sorted(content.tuple_names.items())},
-        "chain": list(content.chain),
+        "chain": {f: list(callees) for f, callees in content.calls.items()},
         "functions": functions,
     }
 
