@@ -48,6 +48,24 @@ def test_returned_values_cross_with_their_types(sb):
     assert isinstance(big, wire.Other) and big.type_name == "int too large to send"
 
 
+def test_a_list_longer_than_the_wire_takes_crosses_whole_as_what_it_holds(sb):
+    n = wire.MAX_ITEMS + 10
+    body = (
+        "import numpy as np\n"
+        "def f(S):\n"
+        f"    n = {n}\n"
+        "    keep = [i % 3 != 0 for i in range(n)]\n"
+        "    return keep, list(range(n)), [np.array([0.5])] * n, ['x'] * n\n"
+    )
+    with session(sb, body) as s:
+        r = s.call("f", [S])
+    keep, counts, losses, words = r.value
+    assert keep.dtype == np.bool_ and np.array_equal(keep, np.arange(n) % 3 != 0)
+    assert counts.dtype.kind == "i" and np.array_equal(counts, np.arange(n))
+    assert losses.dtype == np.float64 and losses.shape == (n, 1)
+    assert isinstance(words, wire.Other)  # not numbers: too long to cross, named by its type
+
+
 @pytest.mark.parametrize(
     "value",
     [
