@@ -228,6 +228,18 @@ class Catalogue:
             if kind == "value":
                 yield m.message, what
 
+    def outputs(self, reference, mistake: str, function: str, args) -> list:
+        """What each form of the mistake returns on these inputs; [] when every form raises.
+
+        Args:
+            reference: the reference module the mistake edits.
+            mistake: the mistake's id.
+            function: the function it is a mistake of.
+            args: the inputs, never changed.
+        """
+        runs = self._runs(reference, function, args)
+        return [what for m, (kind, what) in runs if m.id == mistake and kind == "value"]
+
     def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
         """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:
         a student whose code raises the same error on the same inputs has made that mistake, unless

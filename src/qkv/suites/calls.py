@@ -175,6 +175,7 @@ class StudentCalls:
         self.dead_parts: dict = {}  # part -> (outcome, message)
         self.stream = False  # once a batch stopped short (timed out, its worker died), batches answer call by call
         self.output: list[str] = []  # what each worker printed
+        self.returned: list[tuple[str, list, object]] = []  # (function, args, value) of each call
 
     def call(self, part: str, function: str, args) -> CallResult:
         """The call's result: served from the batch when planned, else made now in the worker.
@@ -199,6 +200,8 @@ class StudentCalls:
         if result.kind in ENDING:
             self.dead_parts[part] = (result.kind, result.message)
             self.close_session()
+        elif result.kind == "returned":
+            self.returned.append((function, args, result.value))
         return result
 
     def returned_as_planned(self, start: int, end: int) -> bool:
@@ -219,6 +222,8 @@ class StudentCalls:
         ):
             return False
         for p in calls:
+            assert p.result is not None, "each returned, as checked above"
+            self.returned.append((p.function, p.args, p.result.value))
             p.result = None  # served
         self.cursor = end
         return True

@@ -159,17 +159,33 @@ class Expect:
         if msg is None:
             return None, None
         mistake = catalogue.id_of(function, msg)
-        if mistake is None:  # no catalogued mistake: say how it relates to the right answer
-            told = relations.describe(
-                value,
-                expected,
-                args,
-                rtol=self.rtol,
-                atol=self.atol,
-                names=self.content.tuple_names.get(function),
-            )
-            msg = f"{msg}. {told}" if told else msg
-        return msg, mistake
+        if mistake is not None:  # named here: what to say instead, if the student's other calls
+            plain = self._unnamed(function, value, expected, args, hidden)  # do not fit it
+            self.ledger.named[self.check] = (function, mistake, msg, plain)
+            return msg, mistake
+        return self._related(msg, function, value, expected, args), None
+
+    def _related(self, msg: str, function: str, value, expected, args) -> str:
+        """msg, and how the wrong value relates to the right one (negated, transposed, ...)."""
+        told = relations.describe(
+            value,
+            expected,
+            args,
+            rtol=self.rtol,
+            atol=self.atol,
+            names=self.content.tuple_names.get(function),
+        )
+        return f"{msg}. {told}" if told else msg
+
+    def _unnamed(self, function: str, value, expected, args, hidden: bool) -> str:
+        """What is wrong with value said without the catalogue."""
+        names = self.content.tuple_names.get(function)
+        msg = problem(
+            value, expected, rtol=self.rtol, atol=self.atol, names=names, reveal=not hidden
+        )
+        return self._related(
+            msg or "values differ from the expected ones", function, value, expected, args
+        )
 
     def _take(self, value) -> None:
         """value is being compared now: it is no longer waiting for settle()."""

@@ -34,6 +34,8 @@ class Ledger:
     public: frozenset[bytes]
     right_unseen: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # -> checks
     judged: dict[str, list] = dataclasses.field(default_factory=dict)  # -> (square, right)s
+    # check -> (function, mistake, the message naming it, the message without it); see evidence.py
+    named: dict[int, tuple[str, str, str, str]] = dataclasses.field(default_factory=dict)
 
     def right(self, function: str, check: int) -> None:
         self.right_unseen.setdefault(function, set()).add(check)

@@ -20,6 +20,7 @@ from qkv.intake.submissions import Submission, with_files
 from qkv.results.outcomes import Outcome
 from qkv.results.records import StudentResult, TestResult
 from qkv.sandbox.host import Sandbox
+from qkv.suites import evidence
 from qkv.suites.calls import Planned, PlanningExpect, ReferenceMemo, StudentCalls, planning_call
 from qkv.suites.expect import CheckFailed, Expect, StudentProblem
 from qkv.suites.ledger import Ledger, TestCalls, counted, public_keys
@@ -151,6 +152,15 @@ class SuiteRun:
                 self._run_test(run, test, replay) for test, replay in zip(self.tests, run.replays)
             ]
         assert run.ledger is not None, "grade() gives each student a ledger"
+        tolerance = self.ctx.course.tolerance
+        results = evidence.named_where_it_fits(
+            results,
+            run.ledger,
+            run.live.returned,
+            self.ctx.content,
+            rtol=tolerance.rtol,
+            atol=tolerance.atol,
+        )
         results = counted(results, run.called, run.ledger)
         result = self._finish(run, results)
         run.calls = None  # its opener refers to run: now its calls and cases go at once, not at a collection
