@@ -132,7 +132,7 @@ def test_a_question_with_numbers_shows_the_students_own_not_their_names(run):
     for q in drawn:
         names = re.findall(r"\{(\w+)\}", q.text)
         assert not any(f"= {name} " in said or f": {name}." in said for name in names), q.id
-    assert said.count("Your question:") == len(drawn)
+    assert said.count("Your question, with your numbers:") == len(drawn)
 
 
 def test_an_answer_printed_by_numpy_is_read_as_its_numbers(run):

@@ -138,9 +138,9 @@ def _result(
     else:
         fraction, lines = _judge(pose(), sheet.values[q.id])
         outcome = Outcome.PASSED if fraction == 1 else Outcome.FAILED
-    if not sheet.fatal and PLACEHOLDER.search(q.text):
-        lines.insert(0, f"Your question: {' '.join(pose().text.split())}")
     lines += sheet.notes.get(q.id, [])
+    if not sheet.fatal and PLACEHOLDER.search(q.text):  # the row's name has "…" for them
+        lines.append(f"Your question, with your numbers: {' '.join(pose().text.split())}")
     if course.feedback.reveal_quiz_answers and outcome != Outcome.PASSED:
         lines.append(f"Right answer: {show_answer(pose())}")
     return TestResult(
