@@ -7,7 +7,8 @@ import pytest
 from starlette.testclient import TestClient
 
 import serve_class
-from qkv.cli import main
+from qkv.cli import build_parser, main
+from qkv.cli.commands import serve as cli_serve
 from qkv.course import roster as roster_mod
 from qkv.serve import people
 from qkv.serve.app import create_app
@@ -165,3 +166,29 @@ def test_serve_options_that_cannot_work_are_one_line(options, message, capsys):
     assert main(["serve", "--data", "nowhere", *options]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+
+
+def test_forwarded_headers_are_believed_only_from_a_trusted_proxy(service):
+    token = serve_class.tokens(service)["alice"]
+    settings = cli_serve.settings_of(
+        build_parser().parse_args(["serve", "--trusted-proxy", "10.0.0.0/8"])
+    )
+    service.settings.forwarded_allow_ips = settings.forwarded_allow_ips
+    app = create_app(service.settings, service)
+
+    def cookie_from(client_host: str) -> str:
+        client = TestClient(app, client=(client_host, 50000))
+        response = client.get(
+            f"/login?token={token}", headers={"X-Forwarded-Proto": "https"}, follow_redirects=False
+        )
+        return response.headers["set-cookie"].lower()
+
+    assert "secure" in cookie_from("10.1.2.3")
+    assert "secure" not in cookie_from("192.0.2.7")  # anyone else may not say it was https
+
+
+@pytest.mark.parametrize("given", ["10.0.0.0/33", "proxy.example", "*"])
+def test_a_trusted_proxy_that_is_no_address_is_one_line(given, capsys):
+    code = main(["serve", "--trusted-proxy", given, "--data", "/nonexistent"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "is not an IP address or network" in err

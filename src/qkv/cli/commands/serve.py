@@ -6,6 +6,7 @@ Nothing of the `serve` extra is imported until a command runs, so `qkv --help` w
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 from pathlib import Path
 
@@ -42,7 +43,21 @@ def settings_of(args) -> Settings:
         jobs=getattr(args, "jobs", None) or os.cpu_count() or 1,
         executor=getattr(args, "executor", "local"),
         scheduler=getattr(args, "scheduler", None),
+        forwarded_allow_ips=trusted_proxies(getattr(args, "trusted_proxy", None) or ["127.0.0.1"]),
     )
+
+
+def trusted_proxies(given: list[str]) -> str:
+    """The --trusted-proxy addresses as the proxy-headers middleware takes them (comma-separated),
+    each checked to be an IP address or network: a typo would otherwise believe no proxy, or all."""
+    for address in given:
+        try:
+            ipaddress.ip_network(address, strict=False)
+        except ValueError:
+            raise QkvError(
+                f"--trusted-proxy {address!r} is not an IP address or network (e.g. 10.0.0.0/8)"
+            ) from None
+    return ",".join(given)
 
 
 def _database(args):
@@ -132,6 +147,13 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
         help="where grading runs: processes here, or a Dask cluster (default: local)",
     )
     p.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler for --executor dask")
+    p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        metavar="ADDRESS",
+        help="a proxy (IP address or network) whose X-Forwarded-* headers are believed; "
+        "repeat for more (default: 127.0.0.1)",
+    )
     p.set_defaults(func=cmd_serve)
     serve_sub = p.add_subparsers(dest="serve_command")
 
