@@ -18,6 +18,7 @@ from qkv.course import layout
 from qkv.grade.batch import grade
 from qkv.validate import synthetic
 
+LONG_ID = "firstname.middlename.lastname-2026@students.example-university.edu"
 WRONG_SOFTMAX = {
     "attention": "mistake_softmax_axis0",
     "training": "mistake_softmax_backward_axis0",
@@ -52,6 +53,8 @@ def write(course, assignment, subs: Path) -> list[str]:
         "quiz": ("honest_reference", "broken"),
         "numpy_answers": ("honest_reference", "numpy"),
         "secrets": (None, "honest"),
+        # an id as long as a university's email address gets: it must wrap on a phone
+        LONG_ID: (WRONG_SOFTMAX[assignment.id], "honest"),
     }
     for student, (kind, answers) in kinds.items():
         folder = subs / student

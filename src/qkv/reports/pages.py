@@ -23,7 +23,8 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 CSS = """
 :root { --ok: #1e7b34; --bad: #b3261e; --warn: #8a5a00; --muted: #5f6368; --line: #dadce0; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #202124; background: #fff;
-       max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
+       max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+       overflow-wrap: break-word; }  /* a long id in a heading wraps on a phone */
 h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.25rem; margin-top: 2rem;
      border-bottom: 1px solid var(--line); padding-bottom: .2rem; } h3 { font-size: 1.05rem; margin-bottom: .3rem; }
 .sub { color: var(--muted); margin-top: 0; }
