@@ -228,17 +228,22 @@ class Catalogue:
             if kind == "value":
                 yield m.message, what
 
-    def outputs(self, reference, mistake: str, function: str, args) -> list:
+    def outputs(self, reference, mistake: str, args) -> list:
         """What each form of the mistake returns on these inputs; [] when every form raises.
 
         Args:
             reference: the reference module the mistake edits.
             mistake: the mistake's id.
-            function: the function it is a mistake of.
-            args: the inputs, never changed.
+            args: the inputs of a call of its function, never changed.
         """
-        runs = self._runs(reference, function, args)
-        return [what for m, (kind, what) in runs if m.id == mistake and kind == "value"]
+        found = []
+        with np.errstate(all="ignore"):
+            for wrong in self._forms(reference, self.by_id(mistake)):  # this mistake's alone
+                try:
+                    found.append(wrong(*[copy_value(a) for a in args]))
+                except Exception:  # it raised here: nothing to compare
+                    continue
+        return found
 
     def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
         """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:

@@ -43,7 +43,7 @@ def named_where_it_fits(
         if not fits[key]:
             result = out[check]
             out[check] = dataclasses.replace(
-                result, output=result.output.replace(named, plain, 1), mistake=None
+                result, output=result.output.replace(named, plain(), 1), mistake=None
             )
     return out
 
@@ -57,7 +57,7 @@ def _fits(content, function: str, mistake: str, returned: list, rtol: float, ato
     for called, args, value in returned:
         if called != function or not _finite(value):
             continue
-        outputs = catalogue.outputs(reference, mistake, function, args)
+        outputs = catalogue.outputs(reference, mistake, args)
         if not outputs or not all(map(_finite, outputs)):  # it raised, or overflowed, here
             continue
         if not any(same(value, wrong, rtol, atol) for wrong in outputs):

@@ -159,9 +159,14 @@ class Expect:
         if msg is None:
             return None, None
         mistake = catalogue.id_of(function, msg)
-        if mistake is not None:  # named here: what to say instead, if the student's other calls
-            plain = self._unnamed(function, value, expected, args, hidden)  # do not fit it
-            self.ledger.named[self.check] = (function, mistake, msg, plain)
+        if mistake is not None:  # named here; what to say instead, should the student's other
+            # calls not fit it, is worked out only then
+            self.ledger.named[self.check] = (
+                function,
+                mistake,
+                msg,
+                lambda: self._unnamed(function, value, expected, args, hidden),
+            )
             return msg, mistake
         return self._related(msg, function, value, expected, args), None
 

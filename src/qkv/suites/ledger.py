@@ -18,12 +18,21 @@ from qkv.results.records import TestResult
 from qkv.suites.relations import SQUARE_ONLY, square_only
 
 
-def public_keys(content) -> frozenset[bytes]:
-    """The inputs of every public case, bit for bit, as inputs_key gives them."""
-    return frozenset(
-        inputs_key(function, list(args))
-        for function, cases in content.public_cases().items()
-        for _, args in cases
+def public_keys(content) -> frozenset:
+    """The inputs of every public case, bit for bit, as inputs_key gives them, and the forms they
+    come in (see _form): most calls are told apart by their form alone, without a key."""
+    cases = [(f, list(args)) for f, listed in content.public_cases().items() for _, args in listed]
+    return frozenset(inputs_key(f, args) for f, args in cases) | {_form(f, a) for f, a in cases}
+
+
+def _form(function: str, args) -> tuple:
+    """The function and each input's type, shape and dtype."""
+    return (
+        function,
+        *(
+            (type(a).__name__, getattr(a, "shape", None), str(getattr(a, "dtype", "")))
+            for a in args
+        ),
     )
 
 
@@ -31,11 +40,12 @@ def public_keys(content) -> frozenset[bytes]:
 class Ledger:
     """One student's calls: which functions were right on an input the release does not show."""
 
-    public: frozenset[bytes]
+    public: frozenset  # public_keys(): the public inputs' keys and forms
     right_unseen: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # -> checks
     judged: dict[str, list] = dataclasses.field(default_factory=dict)  # -> (square, right)s
-    # check -> (function, mistake, the message naming it, the message without it); see evidence.py
-    named: dict[int, tuple[str, str, str, str]] = dataclasses.field(default_factory=dict)
+    # check -> (function, mistake, the message naming it, () -> the message without it); see
+    # evidence.py
+    named: dict[int, tuple] = dataclasses.field(default_factory=dict)
 
     def right(self, function: str, check: int) -> None:
         self.right_unseen.setdefault(function, set()).add(check)
@@ -45,7 +55,7 @@ class Ledger:
         return bool(self.right_unseen.get(function))
 
     def is_public(self, function: str, args) -> bool:
-        return inputs_key(function, args) in self.public
+        return _form(function, args) in self.public and inputs_key(function, args) in self.public
 
 
 @dataclasses.dataclass
