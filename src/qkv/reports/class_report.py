@@ -254,7 +254,7 @@ def _misconceptions(tally: Tally, catalogue):
         part, message = _message(catalogue, mistake_id)
         yield (
             f'<tr><td class="num">{len(who)}</td><td><span class="tag">{esc(mistake_id)}</span>'
-            f"<br>{esc(message)}</td><td>{esc(part)}</td><td>"
+            f'<br>{esc(message)}</td><td class="ident">{esc(part)}</td><td>'
         )
         yield from listed(map(_link, who))
         yield "</td></tr>"

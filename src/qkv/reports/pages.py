@@ -40,6 +40,7 @@ th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bo
 th { font-weight: 600; background: #f8f9fa; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .outcome { font-weight: 600; }
+td.ident { white-space: nowrap; overflow-wrap: normal; }  /* a part's name is read whole */
 .passed { color: var(--ok); } .failed { color: var(--bad); } .other { color: var(--warn); }
 .tag { font: 12px ui-monospace, monospace; background: #f1f3f4; border-radius: 3px; padding: 0 .3rem; }
 .maps { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
