@@ -43,13 +43,14 @@ def engine_for(url: str) -> Engine:
         raise QkvError(f"--db {url}: {type(e).__name__}: {e}") from None
 
 
-def migrate(engine: Engine) -> None:
-    """Create the schema, or bring it to the newest revision."""
+def migrate(engine: Engine, migrations: Path = MIGRATIONS) -> None:
+    """Create the schema, or bring it to the newest revision of the Alembic scripts in
+    `migrations` (the service's own by default; the LTI tables have theirs)."""
     from alembic import command  # noqa: PLC0415 - the migration tool only at start
     from alembic.config import Config  # noqa: PLC0415
 
     config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("script_location", str(migrations))
     try:
         with engine.begin() as connection:
             config.attributes["connection"] = connection
