@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from qkv.results import overrides as overrides_mod
 from qkv.serve.models import Adjustment, Audit, Submission
-from qkv.serve.queue import QUEUED, enqueue
+from qkv.serve.queue import requeue
 
 NAME = "adjustment"
 
@@ -78,8 +78,7 @@ def add(service, actor: str, assignment, student: str, part: str, points: str, c
             )
         )
         for submission_id in ids:
-            db.get(Submission, submission_id).status = QUEUED
-            enqueue(db, submission_id)
+            requeue(db, submission_id)
         db.add(
             Audit(
                 at=time.time(),

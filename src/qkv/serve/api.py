@@ -17,7 +17,7 @@ from qkv.errors import QkvError
 from qkv.serve import adjust, auth, handin, views
 from qkv.serve import gradebook as class_gradebook
 from qkv.serve.models import Audit, Submission
-from qkv.serve.queue import QUEUED, enqueue
+from qkv.serve.queue import QUEUED, requeue
 from qkv.serve.responses import error
 from qkv.serve.service import Service
 
@@ -198,8 +198,7 @@ def regrade_all(service: Service, actor: str, assignment) -> int:
     with service.sessions.begin() as db:
         ids = list(db.scalars(select(Submission.id).where(Submission.assignment == assignment.id)))
         for submission_id in ids:
-            db.get(Submission, submission_id).status = QUEUED
-            enqueue(db, submission_id)
+            requeue(db, submission_id)
         db.add(
             Audit(
                 at=time.time(),
@@ -236,8 +235,7 @@ async def regrade_one(request: Request) -> Response:
         row = db.get(Submission, request.path_params["id"][:64])
         if row is None:
             return error(404, "no such submission")
-        row.status = QUEUED
-        enqueue(db, row.id)
+        requeue(db, row.id)
         db.add(
             Audit(
                 at=time.time(),

@@ -31,6 +31,12 @@ def enqueue(db, submission_id: str) -> None:
     db.add(Job(submission_id=submission_id, state=QUEUED, owner="", created=time.time()))
 
 
+def requeue(db, submission_id: str) -> None:
+    """Grade a hand-in again (a regrade, an adjustment): it shows as queued, with a new job."""
+    db.get(Submission, submission_id).status = QUEUED
+    enqueue(db, submission_id)
+
+
 def _free(now: float):
     return or_(Job.state == QUEUED, and_(Job.state == LEASED, Job.lease_until < now))
 
