@@ -255,15 +255,8 @@ class Expect:
         value, changed = self.call(function, *args, hidden=hidden)
         msg, mistake = self._wrong(function, value, args, hidden)
         self._fail_if_changed(function, changed, args, hidden)
-        if msg:
-            held = "the inputs were left unchanged, as they should be"
-            self._fail(
-                f"{held}, but this check counts only with right values: {msg}",
-                mistake,
-                args,
-                hidden,
-                Outcome.NOT_COUNTED,
-            )
+        held = "the inputs were left unchanged, as they should be"
+        self._fail_not_counted(held, msg, mistake, args, hidden)
         return value
 
     def counts_if_right(self, function: str, value, args, held: str, hidden: bool = True) -> None:
@@ -278,14 +271,13 @@ class Expect:
             hidden: a drawn (hidden) case: the message then does not reveal expected numbers.
         """
         msg, mistake = self._wrong(function, value, args, hidden)
+        self._fail_not_counted(held, msg, mistake, args, hidden)
+
+    def _fail_not_counted(self, held: str, msg, mistake, args, hidden: bool) -> None:
+        """Fail when msg says the values were wrong, although the property `held`."""
         if msg:
-            self._fail(
-                f"{held}, but this check counts only with right values: {msg}",
-                mistake,
-                args,
-                hidden,
-                Outcome.NOT_COUNTED,
-            )
+            message = f"{held}, but this check counts only with right values: {msg}"
+            self._fail(message, mistake, args, hidden, Outcome.NOT_COUNTED)
 
     def _fail_if_changed(self, function: str, changed, args, hidden: bool) -> None:
         if any(changed):
