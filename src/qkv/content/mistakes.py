@@ -183,17 +183,20 @@ class Catalogue:
         """(mistake, ("value", output) or ("raised", "Type: text")) for each form of each mistake in turn
         (a mistake's forms run together, under one errstate)."""
         for m in self.for_part(function):
-            if m.mutates_input:
-                continue
-            runs = []
-            with np.errstate(all="ignore"):
-                for wrong in self._forms(reference, m):
-                    copies = [copy_value(a) for a in args]
-                    try:
-                        runs.append((m, ("value", wrong(*copies))))
-                    except Exception as e:
-                        runs.append((m, ("raised", f"{type(e).__name__}: {str(e)[:300]}")))
-            yield from runs
+            if not m.mutates_input:
+                yield from ((m, run) for run in self._run_forms(reference, m, args))
+
+    def _run_forms(self, reference, mistake: Mistake, args) -> list[tuple[str, object]]:
+        """("value", output) or ("raised", "Type: text") for each form of the mistake, on copies of
+        args, run together under one errstate."""
+        runs: list[tuple[str, object]] = []
+        with np.errstate(all="ignore"):
+            for wrong in self._forms(reference, mistake):
+                try:
+                    runs.append(("value", wrong(*[copy_value(a) for a in args])))
+                except Exception as e:
+                    runs.append(("raised", f"{type(e).__name__}: {str(e)[:300]}"))
+        return runs
 
     def _runs(self, reference, function: str, args) -> _Runs:
         """What each mistake did on these inputs, computed only as far as a caller reads, and kept for
@@ -236,14 +239,8 @@ class Catalogue:
             mistake: the mistake's id.
             args: the inputs of a call of its function, never changed.
         """
-        found = []
-        with np.errstate(all="ignore"):
-            for wrong in self._forms(reference, self.by_id(mistake)):  # this mistake's alone
-                try:
-                    found.append(wrong(*[copy_value(a) for a in args]))
-                except Exception:  # it raised here: nothing to compare
-                    continue
-        return found
+        runs = self._run_forms(reference, self.by_id(mistake), args)  # this mistake's alone
+        return [what for kind, what in runs if kind == "value"]
 
     def crashes(self, reference, function: str, args) -> list[tuple[str, str]]:
         """(message, "ErrorType: text") for every mistake of `function` that raises on these inputs:
